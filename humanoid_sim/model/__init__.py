@@ -1,0 +1,1 @@
+"""URDF to an immutable RobotModel."""

