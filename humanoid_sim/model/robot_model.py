@@ -124,9 +124,17 @@ class RobotModel:
     gravity: np.ndarray = field(default_factory=lambda: np.array([0.0, 0.0, -9.81]))
 
     def __post_init__(self) -> None:
+        _validate_tree(self)
         for value in self.__dict__.values():
             if isinstance(value, np.ndarray):
                 value.setflags(write=False)
+        for array in (self.limits.lower, self.limits.upper, self.limits.velocity, self.limits.effort):
+            array.setflags(write=False)
+        for frame in self.frames.values():
+            frame.X_body_frame.setflags(write=False)
+        for shape in self.collision_shapes:
+            for array in (shape.X_body_shape, shape.size, shape.vertices):
+                array.setflags(write=False)
 
     @property
     def nb(self) -> int:
@@ -154,9 +162,7 @@ class RobotModel:
         try:
             return self.joint_names.index(name)
         except ValueError:
-            raise KeyError(
-                f"unknown joint {name!r}; valid joints: {', '.join(self.joint_names)}"
-            ) from None
+            raise KeyError(f"unknown joint {name!r}; valid joints: {', '.join(self.joint_names)}") from None
 
     def frame(self, name: str) -> Frame:
         """The named frame; raises KeyError listing the valid names."""
@@ -166,3 +172,58 @@ class RobotModel:
             raise KeyError(
                 f"unknown frame {name!r}; valid frames: {', '.join(sorted(self.frames))}"
             ) from None
+
+
+def _validate_tree(model: RobotModel) -> None:
+    """Check the structure of a model as it is built; ValueError names the bad field."""
+    nb = len(model.body_names)
+    if nb == 0:
+        raise ValueError(f"RobotModel {model.name!r}: no bodies")
+    expected_shapes = {
+        "parent": (nb,),
+        "joint_type": (nb,),
+        "joint_axis": (nb, 3),
+        "X_parent_joint": (nb, 4, 4),
+        "mass": (nb,),
+        "com": (nb, 3),
+        "inertia_com": (nb, 3, 3),
+        "q_index": (nb,),
+        "v_index": (nb,),
+    }
+    for name, shape in expected_shapes.items():
+        actual = np.shape(getattr(model, name))
+        if actual != shape:
+            raise ValueError(f"RobotModel {model.name!r}: {name} has shape {actual}, expected {shape}")
+    parent = np.asarray(model.parent)
+    if parent[0] != -1 or np.any(parent[1:] < 0) or np.any(parent[1:] >= np.arange(1, nb)):
+        raise ValueError(
+            f"RobotModel {model.name!r}: parent must be -1 for body 0 and < i for body i (depth-first)"
+        )
+    if int(model.joint_type[0]) not in (JointType.FREE, JointType.FIXED_TO_WORLD):
+        raise ValueError(
+            f"RobotModel {model.name!r}: body 0 {model.body_names[0]!r} must be FREE or FIXED_TO_WORLD"
+        )
+    moving = [
+        i for i in range(1, nb) if int(model.joint_type[i]) in (JointType.REVOLUTE, JointType.PRISMATIC)
+    ]
+    if len(moving) != nb - 1:
+        bad = [model.body_names[i] for i in range(1, nb) if i not in moving]
+        raise ValueError(f"RobotModel {model.name!r}: bodies {bad} need a REVOLUTE or PRISMATIC joint")
+    if len(model.joint_names) != nb - 1:
+        raise ValueError(
+            f"RobotModel {model.name!r}: {len(model.joint_names)} joint_names for {nb - 1} moving joints"
+        )
+    root_nq, root_nv = (7, 6) if int(model.joint_type[0]) == JointType.FREE else (0, 0)
+    if (model.nq, model.nv) != (root_nq + nb - 1, root_nv + nb - 1):
+        raise ValueError(
+            f"RobotModel {model.name!r}: nq, nv = {model.nq}, {model.nv}; expected"
+            f" {root_nq + nb - 1}, {root_nv + nb - 1}"
+        )
+    if not np.all(np.isfinite(model.mass)) or np.any(np.asarray(model.mass) < 0.0):
+        raise ValueError(f"RobotModel {model.name!r}: masses must be finite and >= 0")
+    for name in ("lower", "upper", "velocity", "effort"):
+        if np.shape(getattr(model.limits, name)) != (nb - 1,):
+            raise ValueError(f"RobotModel {model.name!r}: limits.{name} must have shape ({nb - 1},)")
+    for frame in model.frames.values():
+        if not 0 <= frame.body < nb:
+            raise ValueError(f"RobotModel {model.name!r}: frame {frame.name!r} on unknown body {frame.body}")

@@ -1,0 +1,650 @@
+"""Numba kernels of the tree recursions (world-frame spatial algebra).
+
+All spatial vectors are linear-first and expressed in the world frame about the
+world origin (legend in ``spatial.py``), so a child's quantities add to its
+parent's without transforms. Every kernel writes into preallocated arrays.
+
+Array names (nb bodies, nv velocity coordinates):
+  R (nb, 3, 3), p (nb, 3): X_world_body, rotation and origin [m].
+  S (nv, 6): motion subspace column of each velocity coordinate, world frame.
+  V (nb, 6): body spatial velocity (v_O [m/s], ω [rad/s]).
+  A (nb, 6): body spatial acceleration with q̈ = 0 and no gravity (the
+      velocity-product terms used for J̇ v) [m/s^2, rad/s^2].
+  Iw (nb, 6, 6): body spatial inertia in the world frame about the origin.
+  Ic (nb, 6, 6): composite (subtree) inertia, world frame (CRBA).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from humanoid_sim.dynamics.spatial import axis_angle_nb, quat_to_rot_nb
+
+FREE = 0
+REVOLUTE = 1
+PRISMATIC = 2
+FIXED_TO_WORLD = 3
+
+
+# ---------------------------------------------------------------------------
+# small vector helpers
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _cross(a0, a1, a2, b0, b1, b2):
+    return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+
+
+@njit(cache=True)
+def motion_cross_into(v: np.ndarray, m: np.ndarray, out: np.ndarray) -> None:
+    """out = v x m (spatial motion cross product, linear-first)."""
+    w0, w1, w2 = v[3], v[4], v[5]
+    x0, x1, x2 = _cross(w0, w1, w2, m[0], m[1], m[2])
+    y0, y1, y2 = _cross(v[0], v[1], v[2], m[3], m[4], m[5])
+    z0, z1, z2 = _cross(w0, w1, w2, m[3], m[4], m[5])
+    out[0] = x0 + y0
+    out[1] = x1 + y1
+    out[2] = x2 + y2
+    out[3] = z0
+    out[4] = z1
+    out[5] = z2
+
+
+@njit(cache=True)
+def force_cross_into(v: np.ndarray, f: np.ndarray, out: np.ndarray) -> None:
+    """out = v x* f (spatial force cross product, linear-first)."""
+    w0, w1, w2 = v[3], v[4], v[5]
+    x0, x1, x2 = _cross(w0, w1, w2, f[0], f[1], f[2])
+    y0, y1, y2 = _cross(w0, w1, w2, f[3], f[4], f[5])
+    z0, z1, z2 = _cross(v[0], v[1], v[2], f[0], f[1], f[2])
+    out[0] = x0
+    out[1] = x1
+    out[2] = x2
+    out[3] = y0 + z0
+    out[4] = y1 + z1
+    out[5] = y2 + z2
+
+
+@njit(cache=True, inline="always")
+def _mat6_vec(Mat, x, out):
+    for r in range(6):
+        s = 0.0
+        for c in range(6):
+            s += Mat[r, c] * x[c]
+        out[r] = s
+
+
+@njit(cache=True, inline="always")
+def _dot6(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5]
+
+
+# ---------------------------------------------------------------------------
+# kinematics
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def forward_kinematics_nb(
+    parent, joint_type, joint_axis, R_parent_joint, p_parent_joint, q_index, q, R, p
+) -> None:
+    """X_world_body of every body into R (nb, 3, 3), p (nb, 3)."""
+    nb = parent.shape[0]
+    Rl = np.empty((3, 3))
+    Rj = np.empty((3, 3))
+    pl = np.empty(3)
+    for i in range(nb):
+        jt = joint_type[i]
+        qi = q_index[i]
+        if jt == FREE:
+            quat_to_rot_nb(q[qi + 3 : qi + 7], Rl)
+            pl[0] = q[qi]
+            pl[1] = q[qi + 1]
+            pl[2] = q[qi + 2]
+        elif jt == REVOLUTE:
+            axis_angle_nb(joint_axis[i], q[qi], Rj)
+            for r in range(3):
+                for c in range(3):
+                    Rl[r, c] = (
+                        R_parent_joint[i, r, 0] * Rj[0, c]
+                        + R_parent_joint[i, r, 1] * Rj[1, c]
+                        + R_parent_joint[i, r, 2] * Rj[2, c]
+                    )
+                pl[r] = p_parent_joint[i, r]
+        elif jt == PRISMATIC:
+            d = q[qi]
+            for r in range(3):
+                for c in range(3):
+                    Rl[r, c] = R_parent_joint[i, r, c]
+                pl[r] = p_parent_joint[i, r] + d * (
+                    R_parent_joint[i, r, 0] * joint_axis[i, 0]
+                    + R_parent_joint[i, r, 1] * joint_axis[i, 1]
+                    + R_parent_joint[i, r, 2] * joint_axis[i, 2]
+                )
+        else:  # FIXED_TO_WORLD
+            for r in range(3):
+                for c in range(3):
+                    Rl[r, c] = R_parent_joint[i, r, c]
+                pl[r] = p_parent_joint[i, r]
+        k = parent[i]
+        if k < 0:
+            for r in range(3):
+                for c in range(3):
+                    R[i, r, c] = Rl[r, c]
+                p[i, r] = pl[r]
+        else:
+            for r in range(3):
+                for c in range(3):
+                    R[i, r, c] = R[k, r, 0] * Rl[0, c] + R[k, r, 1] * Rl[1, c] + R[k, r, 2] * Rl[2, c]
+                p[i, r] = R[k, r, 0] * pl[0] + R[k, r, 1] * pl[1] + R[k, r, 2] * pl[2] + p[k, r]
+
+
+@njit(cache=True)
+def motion_subspace_nb(joint_type, joint_axis, v_index, R, p, S) -> None:
+    """World-frame motion subspace rows S (nv, 6) from the body poses.
+
+    FREE: base twist coordinates are in the base frame (Pinocchio), so the
+    columns are the base axes moved to the world origin. REVOLUTE: (p x a, a)
+    with a the world axis through the body origin. PRISMATIC: (a, 0).
+    """
+    nb = joint_type.shape[0]
+    for i in range(nb):
+        jt = joint_type[i]
+        vi = v_index[i]
+        if jt == FREE:
+            for j in range(3):
+                a0, a1, a2 = R[i, 0, j], R[i, 1, j], R[i, 2, j]
+                S[vi + j, 0] = a0
+                S[vi + j, 1] = a1
+                S[vi + j, 2] = a2
+                S[vi + j, 3] = 0.0
+                S[vi + j, 4] = 0.0
+                S[vi + j, 5] = 0.0
+                c0, c1, c2 = _cross(p[i, 0], p[i, 1], p[i, 2], a0, a1, a2)
+                S[vi + 3 + j, 0] = c0
+                S[vi + 3 + j, 1] = c1
+                S[vi + 3 + j, 2] = c2
+                S[vi + 3 + j, 3] = a0
+                S[vi + 3 + j, 4] = a1
+                S[vi + 3 + j, 5] = a2
+        elif jt == REVOLUTE or jt == PRISMATIC:
+            ax = joint_axis[i]
+            a0 = R[i, 0, 0] * ax[0] + R[i, 0, 1] * ax[1] + R[i, 0, 2] * ax[2]
+            a1 = R[i, 1, 0] * ax[0] + R[i, 1, 1] * ax[1] + R[i, 1, 2] * ax[2]
+            a2 = R[i, 2, 0] * ax[0] + R[i, 2, 1] * ax[1] + R[i, 2, 2] * ax[2]
+            if jt == REVOLUTE:
+                c0, c1, c2 = _cross(p[i, 0], p[i, 1], p[i, 2], a0, a1, a2)
+                S[vi, 0] = c0
+                S[vi, 1] = c1
+                S[vi, 2] = c2
+                S[vi, 3] = a0
+                S[vi, 4] = a1
+                S[vi, 5] = a2
+            else:
+                S[vi, 0] = a0
+                S[vi, 1] = a1
+                S[vi, 2] = a2
+                S[vi, 3] = 0.0
+                S[vi, 4] = 0.0
+                S[vi, 5] = 0.0
+
+
+@njit(cache=True)
+def velocities_nb(parent, ndof, v_index, S, v, V, A) -> None:
+    """Body spatial velocities V and velocity-product accelerations A (q̈ = 0, no gravity).
+
+    V_i = V_parent + S_i qd_i; A_i = A_parent + V_i x (S_i qd_i), since a
+    body-fixed motion vector m changes as V_i x m in the world frame.
+    """
+    nb = parent.shape[0]
+    vj = np.empty(6)
+    c = np.empty(6)
+    for i in range(nb):
+        k = parent[i]
+        for r in range(6):
+            vj[r] = 0.0
+        vi = v_index[i]
+        for d in range(ndof[i]):
+            qd = v[vi + d]
+            for r in range(6):
+                vj[r] += S[vi + d, r] * qd
+        for r in range(6):
+            V[i, r] = vj[r] if k < 0 else V[k, r] + vj[r]
+        motion_cross_into(V[i], vj, c)
+        for r in range(6):
+            A[i, r] = c[r] if k < 0 else A[k, r] + c[r]
+
+
+@njit(cache=True)
+def world_inertias_nb(mass, com, inertia_com, R, p, Iw) -> None:
+    """Spatial inertias Iw (nb, 6, 6) of the bodies in the world frame about the origin."""
+    nb = mass.shape[0]
+    for i in range(nb):
+        m = mass[i]
+        # COM in world
+        c0 = R[i, 0, 0] * com[i, 0] + R[i, 0, 1] * com[i, 1] + R[i, 0, 2] * com[i, 2] + p[i, 0]
+        c1 = R[i, 1, 0] * com[i, 0] + R[i, 1, 1] * com[i, 1] + R[i, 1, 2] * com[i, 2] + p[i, 1]
+        c2 = R[i, 2, 0] * com[i, 0] + R[i, 2, 1] * com[i, 1] + R[i, 2, 2] * com[i, 2] + p[i, 2]
+        # R Ic R^T
+        for r in range(3):
+            for s in range(3):
+                acc = 0.0
+                for a in range(3):
+                    t = 0.0
+                    for b in range(3):
+                        t += inertia_com[i, a, b] * R[i, s, b]
+                    acc += R[i, r, a] * t
+                Iw[i, 3 + r, 3 + s] = acc
+        # [c]x
+        C00, C01, C02 = 0.0, -c2, c1
+        C10, C11, C12 = c2, 0.0, -c0
+        C20, C21, C22 = -c1, c0, 0.0
+        Cm = ((C00, C01, C02), (C10, C11, C12), (C20, C21, C22))
+        for r in range(3):
+            for s in range(3):
+                Iw[i, r, s] = m if r == s else 0.0
+                Iw[i, r, 3 + s] = -m * Cm[r][s]
+                Iw[i, 3 + r, s] = m * Cm[r][s]
+        # - m [c]x [c]x = m (|c|^2 1 - c c^T)
+        cc = c0 * c0 + c1 * c1 + c2 * c2
+        cv = (c0, c1, c2)
+        for r in range(3):
+            for s in range(3):
+                Iw[i, 3 + r, 3 + s] += m * ((cc if r == s else 0.0) - cv[r] * cv[s])
+
+
+# ---------------------------------------------------------------------------
+# dynamics
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def composite_inertias_nb(parent, Iw, Ic) -> None:
+    """Ic_i = sum of Iw over the subtree of i (world frame: plain sums)."""
+    nb = parent.shape[0]
+    for i in range(nb):
+        for r in range(6):
+            for c in range(6):
+                Ic[i, r, c] = Iw[i, r, c]
+    for i in range(nb - 1, 0, -1):
+        k = parent[i]
+        if k >= 0:
+            for r in range(6):
+                for c in range(6):
+                    Ic[k, r, c] += Ic[i, r, c]
+
+
+@njit(cache=True)
+def mass_matrix_nb(parent, ndof, v_index, S, Ic, M) -> None:
+    """Composite-rigid-body joint-space inertia M (nv, nv), from Ic and S.
+
+    M[j, k] = S_j^T Ic_{body(k)} S_k for j a dof of body(k) or of an ancestor.
+    """
+    nb = parent.shape[0]
+    F = np.empty(6)
+    for i in range(nb):
+        vi = v_index[i]
+        for d in range(ndof[i]):
+            kk = vi + d
+            _mat6_vec(Ic[i], S[kk], F)
+            # own dofs (d2 <= d), then the ancestors' dofs
+            for d2 in range(d + 1):
+                val = _dot6(S[vi + d2], F)
+                M[vi + d2, kk] = val
+                M[kk, vi + d2] = val
+            j = parent[i]
+            while j >= 0:
+                vj = v_index[j]
+                for d2 in range(ndof[j]):
+                    val = _dot6(S[vj + d2], F)
+                    M[vj + d2, kk] = val
+                    M[kk, vj + d2] = val
+                j = parent[j]
+
+
+@njit(cache=True)
+def rnea_nb(parent, ndof, v_index, S, Iw, V, A, qdd, a_root, tau, acc, f) -> None:
+    """Recursive Newton-Euler: tau = M qdd + b(q, v) with the root accelerating as a_root.
+
+    A: velocity-product accelerations (from velocities_nb); a_root: (6,) spatial
+    acceleration added to every body, (-g, 0) to include gravity. acc, f:
+    (nb, 6) work arrays (body accelerations, body forces on exit).
+    """
+    nb = parent.shape[0]
+    h = np.empty(6)
+    t = np.empty(6)
+    for i in range(nb):
+        k = parent[i]
+        vi = v_index[i]
+        # acc_i = acc_parent + c_i + S_i qdd_i, with c_i = A_i - A_parent
+        for r in range(6):
+            if k >= 0:
+                acc[i, r] = acc[k, r] + A[i, r] - A[k, r]
+            else:
+                acc[i, r] = a_root[r] + A[i, r]
+        for d in range(ndof[i]):
+            for r in range(6):
+                acc[i, r] += S[vi + d, r] * qdd[vi + d]
+        _mat6_vec(Iw[i], acc[i], f[i])
+        _mat6_vec(Iw[i], V[i], h)
+        force_cross_into(V[i], h, t)
+        for r in range(6):
+            f[i, r] += t[r]
+    for i in range(nb - 1, -1, -1):
+        vi = v_index[i]
+        for d in range(ndof[i]):
+            tau[vi + d] = _dot6(S[vi + d], f[i])
+        k = parent[i]
+        if k >= 0:
+            for r in range(6):
+                f[k, r] += f[i, r]
+
+
+@njit(cache=True)
+def aba_factor_nb(parent, ndof, v_index, S, Iw, IA, Ia, U, Dinv) -> None:
+    """Articulated-body inertias (pass 2 of ABA, the part that depends on q only).
+
+    Seed 004, Eq. 1: the force from the parent on body i is f_i = I^A_i a_i + Z^A_i
+    as if body i and its subtree were one rigid body; I^A is computed leaves to
+    root here, Z^A (= p^A) in aba_solve_nb (the seed's passes 2 and 3).
+
+    IA_i = Iw_i + sum_children Ia_c; U_i = IA_i S_i (stored as rows, (ndof, 6));
+    D_i = S_i^T U_i, stored inverted; Ia_i = IA_i - U_i D_i^-1 U_i^T.
+    """
+    nb = parent.shape[0]
+    for i in range(nb):
+        for r in range(6):
+            for c in range(6):
+                IA[i, r, c] = Iw[i, r, c]
+    D = np.empty((6, 6))
+    for i in range(nb - 1, -1, -1):
+        n = ndof[i]
+        vi = v_index[i]
+        for d in range(n):
+            _mat6_vec(IA[i], S[vi + d], U[i, d])
+        for a in range(n):
+            for b in range(n):
+                D[a, b] = _dot6(S[vi + a], U[i, b])
+        if n == 1:
+            Dinv[i, 0, 0] = 1.0 / D[0, 0]
+        elif n > 1:
+            Dinv[i, :n, :n] = np.linalg.inv(np.ascontiguousarray(D[:n, :n]))
+        for r in range(6):
+            for c in range(6):
+                Ia[i, r, c] = IA[i, r, c]
+        for a in range(n):
+            for b in range(n):
+                w = Dinv[i, a, b]
+                for r in range(6):
+                    ua = U[i, a, r] * w
+                    for c in range(6):
+                        Ia[i, r, c] -= ua * U[i, b, c]
+        k = parent[i]
+        if k >= 0:
+            for r in range(6):
+                for c in range(6):
+                    IA[k, r, c] += Ia[i, r, c]
+
+
+@njit(cache=True)
+def aba_solve_nb(parent, ndof, v_index, S, Ia, U, Dinv, A, pA, a_root, tau, qdd, acc, u) -> None:
+    """Passes 2 (bias part, Z^A of seed 004 Eq. 1) and 3 of ABA: qdd for joint forces tau.
+
+    External (e.g. contact) wrenches enter pass 2 by subtracting them from the
+    body bias forces, as seed 004 adds the penalty contact forces in step 2.
+
+    A: velocity-product accelerations (joint bias c_i = A_i - A_parent);
+    pA (nb, 6): on entry the body bias forces p_i = V_i x* Iw_i V_i - f_ext_i,
+    overwritten; a_root: (6,) root acceleration ((-g, 0) for gravity);
+    acc (nb, 6) body accelerations on exit; u (nv,) work.
+    """
+    nb = parent.shape[0]
+    c = np.empty(6)
+    pa = np.empty(6)
+    w = np.empty(6)
+    for i in range(nb - 1, -1, -1):
+        n = ndof[i]
+        vi = v_index[i]
+        for d in range(n):
+            u[vi + d] = tau[vi + d] - _dot6(S[vi + d], pA[i])
+        k = parent[i]
+        if k >= 0:
+            for r in range(6):
+                c[r] = A[i, r] - A[k, r]
+            _mat6_vec(Ia[i], c, pa)
+            for r in range(6):
+                pa[r] += pA[i, r]
+            for a in range(n):
+                s = 0.0
+                for b in range(n):
+                    s += Dinv[i, a, b] * u[vi + b]
+                for r in range(6):
+                    pa[r] += U[i, a, r] * s
+            for r in range(6):
+                pA[k, r] += pa[r]
+    for i in range(nb):
+        n = ndof[i]
+        vi = v_index[i]
+        k = parent[i]
+        for r in range(6):
+            if k >= 0:
+                w[r] = acc[k, r] + A[i, r] - A[k, r]
+            else:
+                w[r] = a_root[r] + A[i, r]
+        for a in range(n):
+            w_a = u[vi + a] - _dot6(U[i, a], w)
+            c[a] = w_a
+        for a in range(n):
+            s = 0.0
+            for b in range(n):
+                s += Dinv[i, a, b] * c[b]
+            qdd[vi + a] = s
+        for r in range(6):
+            acc[i, r] = w[r]
+        for a in range(n):
+            for r in range(6):
+                acc[i, r] += S[vi + a, r] * qdd[vi + a]
+
+
+@njit(cache=True)
+def body_bias_forces_nb(Iw, V, p_out) -> None:
+    """p_i = V_i x* (Iw_i V_i) for every body (ABA pass 1 bias forces)."""
+    nb = Iw.shape[0]
+    h = np.empty(6)
+    for i in range(nb):
+        _mat6_vec(Iw[i], V[i], h)
+        force_cross_into(V[i], h, p_out[i])
+
+
+# ---------------------------------------------------------------------------
+# point quantities (usable from other numba code)
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def point_jacobian_into(parent, ndof, v_index, S, body, point, out) -> None:
+    """Jacobian (6, nv) of a point fixed to ``body`` at ``point`` (world) [m].
+
+    Rows 0-2: linear velocity of the point, rows 3-5: angular velocity, both in
+    world axes (Pinocchio LOCAL_WORLD_ALIGNED). ``out`` is fully overwritten.
+    """
+    nv = out.shape[1]
+    for r in range(6):
+        for k in range(nv):
+            out[r, k] = 0.0
+    px, py, pz = point[0], point[1], point[2]
+    j = body
+    while j >= 0:
+        vj = v_index[j]
+        for d in range(ndof[j]):
+            k = vj + d
+            wx, wy, wz = S[k, 3], S[k, 4], S[k, 5]
+            cx, cy, cz = _cross(wx, wy, wz, px, py, pz)
+            out[0, k] = S[k, 0] + cx
+            out[1, k] = S[k, 1] + cy
+            out[2, k] = S[k, 2] + cz
+            out[3, k] = wx
+            out[4, k] = wy
+            out[5, k] = wz
+        j = parent[j]
+
+
+@njit(cache=True)
+def point_drift_into(V, A, body, point, out) -> None:
+    """J̇ v of a point fixed to ``body`` at ``point`` (world) [m], shape (6,).
+
+    Classical linear acceleration of the point and angular acceleration of the
+    body with q̈ = 0 and no gravity: a_p = a_O + α x p + ω x (v_O + ω x p).
+    """
+    px, py, pz = point[0], point[1], point[2]
+    wx, wy, wz = V[body, 3], V[body, 4], V[body, 5]
+    ax, ay, az = A[body, 3], A[body, 4], A[body, 5]
+    ox, oy, oz = _cross(wx, wy, wz, px, py, pz)
+    vx, vy, vz = V[body, 0] + ox, V[body, 1] + oy, V[body, 2] + oz
+    tx, ty, tz = _cross(ax, ay, az, px, py, pz)
+    ux, uy, uz = _cross(wx, wy, wz, vx, vy, vz)
+    out[0] = A[body, 0] + tx + ux
+    out[1] = A[body, 1] + ty + uy
+    out[2] = A[body, 2] + tz + uz
+    out[3] = ax
+    out[4] = ay
+    out[5] = az
+
+
+@njit(cache=True)
+def center_of_mass_nb(mass, com, R, p, out) -> float:
+    """Whole-body centre of mass (world) into out (3,); returns the total mass."""
+    total = 0.0
+    out[0] = 0.0
+    out[1] = 0.0
+    out[2] = 0.0
+    for i in range(mass.shape[0]):
+        m = mass[i]
+        total += m
+        for r in range(3):
+            out[r] += m * (R[i, r, 0] * com[i, 0] + R[i, r, 1] * com[i, 1] + R[i, r, 2] * com[i, 2] + p[i, r])
+    for r in range(3):
+        out[r] /= total
+    return total
+
+
+@njit(cache=True)
+def com_jacobian_nb(dof_body, S, Ic, total_mass, out) -> None:
+    """J_com (3, nv): column k is the linear momentum of the subtree of the
+    body moved by dof k, per unit rate, over the total mass: (Ic S_k)_lin / m."""
+    nv = S.shape[0]
+    for k in range(nv):
+        b = dof_body[k]
+        for r in range(3):
+            s = 0.0
+            for c in range(6):
+                s += Ic[b, r, c] * S[k, c]
+            out[r, k] = s / total_mass
+
+
+# ---------------------------------------------------------------------------
+# configuration space
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def integrate_nb(joint_type, q_index, v_index, q, v, dt, out) -> None:
+    """q ⊕ v dt into out (nq,): joints add; the free base follows exp on SE(3)
+    of the base-frame twist (as pinocchio.integrate), quaternion renormalised."""
+    nb = joint_type.shape[0]
+    for i in range(nb):
+        jt = joint_type[i]
+        qi = q_index[i]
+        vi = v_index[i]
+        if jt == REVOLUTE or jt == PRISMATIC:
+            out[qi] = q[qi] + v[vi] * dt
+        elif jt == FREE:
+            vx, vy, vz = v[vi] * dt, v[vi + 1] * dt, v[vi + 2] * dt
+            wx, wy, wz = v[vi + 3] * dt, v[vi + 4] * dt, v[vi + 5] * dt
+            th2 = wx * wx + wy * wy + wz * wz
+            th = math.sqrt(th2)
+            if th < 1e-6:
+                a = 0.5 - th2 / 24.0
+                b = 1.0 / 6.0 - th2 / 120.0
+                half_sinc = 0.5 - th2 / 48.0
+                half_cos = 1.0 - th2 / 8.0
+            else:
+                a = (1.0 - math.cos(th)) / th2
+                b = (th - math.sin(th)) / (th2 * th)
+                half_sinc = math.sin(0.5 * th) / th
+                half_cos = math.cos(0.5 * th)
+            # translation in the base frame: V(w) v = v + a w x v + b w x (w x v)
+            c0, c1, c2 = _cross(wx, wy, wz, vx, vy, vz)
+            d0, d1, d2 = _cross(wx, wy, wz, c0, c1, c2)
+            t0 = vx + a * c0 + b * d0
+            t1 = vy + a * c1 + b * d1
+            t2 = vz + a * c2 + b * d2
+            x, y, z, w = q[qi + 3], q[qi + 4], q[qi + 5], q[qi + 6]
+            n = math.sqrt(x * x + y * y + z * z + w * w)
+            x, y, z, w = x / n, y / n, z / n, w / n
+            # R(quat) t, then quat * dq
+            tx, ty, tz = _cross(x, y, z, t0, t1, t2)
+            tx, ty, tz = tx + w * t0, ty + w * t1, tz + w * t2
+            ux, uy, uz = _cross(x, y, z, tx, ty, tz)
+            out[qi] = q[qi] + t0 + 2.0 * ux
+            out[qi + 1] = q[qi + 1] + t1 + 2.0 * uy
+            out[qi + 2] = q[qi + 2] + t2 + 2.0 * uz
+            bx, by, bz, bw = half_sinc * wx, half_sinc * wy, half_sinc * wz, half_cos
+            nx = w * bx + x * bw + y * bz - z * by
+            ny = w * by - x * bz + y * bw + z * bx
+            nz = w * bz + x * by - y * bx + z * bw
+            nw = w * bw - x * bx - y * by - z * bz
+            nn = math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw)
+            out[qi + 3] = nx / nn
+            out[qi + 4] = ny / nn
+            out[qi + 5] = nz / nn
+            out[qi + 6] = nw / nn
+
+
+@njit(cache=True)
+def update_all_nb(
+    parent, joint_type, joint_axis, R_parent_joint, p_parent_joint, mass, com, inertia_com,
+    q_index, v_index, ndof, a_gravity, q, v, R, p, S, V, A, Iw, Ic, M, b, acc, f, zero_nv,
+) -> None:
+    """The simulator's per-step kinematics and dynamics in one call.
+
+    Fills X_world_body (R, p), S, V, A (J̇v terms), Iw, Ic, the mass matrix M
+    (nv, nv) and the bias forces b (nv,) = C(q, v) v + g(q) (RNEA with q̈ = 0;
+    a_gravity = (-g, 0) makes every body accelerate against gravity).
+    zero_nv: an (nv,) array of zeros (the q̈ of the bias RNEA).
+    """
+    forward_kinematics_nb(parent, joint_type, joint_axis, R_parent_joint, p_parent_joint, q_index, q, R, p)
+    motion_subspace_nb(joint_type, joint_axis, v_index, R, p, S)
+    velocities_nb(parent, ndof, v_index, S, v, V, A)
+    world_inertias_nb(mass, com, inertia_com, R, p, Iw)
+    composite_inertias_nb(parent, Iw, Ic)
+    mass_matrix_nb(parent, ndof, v_index, S, Ic, M)
+    rnea_nb(parent, ndof, v_index, S, Iw, V, A, zero_nv, a_gravity, b, acc, f)
+
+
+@njit(cache=True)
+def contact_space_matrix_nb(parent, ndof, v_index, S, Ia, U, Dinv, J_c, out, zero_A, pA, qdd, acc, u) -> None:
+    """out (m, m) = J_c M^-1 J_c^T by unit test forces (Kokkevis; seed 002, Eq. 3-4).
+
+    Needs the articulated inertias of aba_factor_nb. Test force e_j on contact
+    row j is the joint force J_c[j]; with zero velocity and no gravity a0 = 0,
+    so column j is J_c qdd_j (Eq. 4). zero_A: (nb, 6) zeros; pA (nb, 6), qdd,
+    u (nv,), acc (nb, 6): work arrays.
+    """
+    m = J_c.shape[0]
+    nv = J_c.shape[1]
+    zero6 = np.zeros(6)
+    for j in range(m):
+        for i in range(pA.shape[0]):
+            for r in range(6):
+                pA[i, r] = 0.0
+        aba_solve_nb(parent, ndof, v_index, S, Ia, U, Dinv, zero_A, pA, zero6, J_c[j], qdd, acc, u)
+        for i in range(m):
+            s = 0.0
+            for k in range(nv):
+                s += J_c[i, k] * qdd[k]
+            out[i, j] = s
