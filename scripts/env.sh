@@ -6,5 +6,4 @@ export AMENT_PREFIX_PATH="$VIRTUAL_ENV${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"
 export RMW_IMPLEMENTATION="${RMW_IMPLEMENTATION:-rmw_fastrtps_cpp}"
 # Keep DDS discovery on this machine (tests and demo talk over loopback only).
 export ROS_AUTOMATIC_DISCOVERY_RANGE="${ROS_AUTOMATIC_DISCOVERY_RANGE:-LOCALHOST}"
-export NUMBA_CACHE_DIR="${NUMBA_CACHE_DIR:-$_hs_root/.venv/numba-cache}"
 unset _hs_root

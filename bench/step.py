@@ -1,0 +1,178 @@
+"""Cost of one full simulator step of the bundled humanoid in double support, vs MuJoCo.
+
+Both simulators run the same standing scene (bundled humanoid, "stand" pose, flat
+ground, dt = 1 ms) under the same holding controller: a constant contact-consistent
+gravity compensation computed at the initial pose plus a joint PD (gains scaled by
+each joint's effective inertia). Printed: median and mean step cost [µs], real-time
+factor, ratio to MuJoCo, foot slip [m] and worst penetration [m] after the run, and
+a profile of where our step spends its time.
+
+Usage: python bench/step.py [seconds=10] [--no-profile]
+"""
+
+from __future__ import annotations
+
+import cProfile
+import io
+import pstats
+import re
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from humanoid_sim.dynamics.kinematics import frame_jacobian, frame_placement  # noqa: E402
+from humanoid_sim.dynamics.rigid_body_dynamics import gravity_forces, mass_matrix  # noqa: E402
+from humanoid_sim.model import load_urdf  # noqa: E402
+from humanoid_sim.simulator.simulator import Simulator, SimulatorConfig  # noqa: E402
+
+URDF = REPO / "urdf" / "humanoid.urdf"
+FEET = ("l_sole", "r_sole")
+DT = 1e-3
+
+
+def holding_controller(model, q0):
+    """tau(q_joints, v_joints): constant static-equilibrium torques at q0 plus a joint PD."""
+    nj = model.nj
+    J = np.vstack([frame_jacobian(model, q0, f) for f in FEET])
+    A = np.hstack([np.vstack([np.zeros((6, nj)), np.eye(nj)]), J.T])
+    hold = np.linalg.lstsq(A, gravity_forces(model, q0), rcond=None)[0][:nj]
+    m_eff = 1.0 / np.diag(np.linalg.inv(mass_matrix(model, q0)))[6:]
+    w = 30.0
+    kp, kd = w * w * m_eff, 2 * w * m_eff
+    qj0 = q0[7:].copy()
+    eff = model.limits.effort
+
+    def tau(qj, vj):
+        return np.clip(hold - kp * (qj - qj0) - kd * vj, -eff, eff)
+
+    return tau
+
+
+def run_ours(seconds: float):
+    model = load_urdf(URDF)
+    sim = Simulator(model, SimulatorConfig(dt=DT))
+    q0 = sim.reset("stand")
+    ctrl = holding_controller(model, q0)
+    sole0 = [frame_placement(model, q0, f)[:3, 3] for f in FEET]
+    for _ in range(20):  # compile / warm caches
+        sim.step(ctrl(sim.q[7:], sim.v[6:]))
+    sim.reset("stand")
+    steps = int(round(seconds / DT))
+    costs = np.empty(steps)
+    pen = 0.0
+    for i in range(steps):
+        q, v = sim._q, sim._v
+        tau = ctrl(q[7:], v[6:])
+        t0 = time.perf_counter()
+        r = sim.step(tau)
+        costs[i] = time.perf_counter() - t0
+        pen = max(pen, r.max_penetration)
+    slip = max(float(np.linalg.norm((frame_placement(model, r.q, f)[:3, 3] - s0)[:2])) for f, s0 in zip(FEET, sole0))
+    return costs, slip, pen, sim, ctrl
+
+
+def mujoco_model(model):
+    import mujoco
+
+    src = URDF.read_text()
+    src = re.sub(
+        r"(<robot[^>]*>)",
+        r'\1<mujoco><compiler discardvisual="true" balanceinertia="true" fusestatic="false" '
+        r'boundmass="1e-6" boundinertia="1e-9"/></mujoco>',
+        src,
+        count=1,
+    )
+    fixed = mujoco.MjModel.from_xml_string(src)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "humanoid.xml"
+        mujoco.mj_saveLastXML(str(path), fixed)
+        root = ET.parse(path).getroot()
+    world = root.find("worldbody")
+    base = world.find("body")
+    base.insert(0, ET.Element("freejoint", name="base"))
+    world.insert(0, ET.Element("geom", name="ground", type="plane", size="0 0 1"))
+    ET.SubElement(root, "option", timestep=str(DT))
+    m = mujoco.MjModel.from_xml_string(ET.tostring(root, encoding="unicode"))
+    # robot geoms touch the ground only (our simulator has no self-collision either)
+    ground = m.geom("ground").id
+    m.geom_contype[:] = 1
+    m.geom_conaffinity[:] = 0
+    m.geom_contype[ground] = 0
+    m.geom_conaffinity[ground] = 1
+    return m
+
+
+def run_mujoco(seconds: float, model, q0, ctrl):
+    import mujoco
+
+    m = mujoco_model(model)
+    d = mujoco.MjData(m)
+    names = [m.joint(i).name for i in range(1, m.njnt)]
+    qadr = np.array([m.jnt_qposadr[m.joint(n).id] for n in model.joint_names])
+    dadr = np.array([m.jnt_dofadr[m.joint(n).id] for n in model.joint_names])
+    assert sorted(names) == sorted(model.joint_names)
+    d.qpos[:3] = q0[:3]
+    x, y, z, w = q0[3:7]
+    d.qpos[3:7] = (w, x, y, z)
+    d.qpos[qadr] = q0[7:]
+    mujoco.mj_forward(m, d)
+    soles = [m.body(f).id for f in FEET]
+    sole0 = [d.xpos[b].copy() for b in soles]
+    steps = int(round(seconds / DT))
+    costs = np.empty(steps)
+    pen = 0.0
+    for i in range(steps):
+        d.qfrc_applied[dadr] = ctrl(d.qpos[qadr], d.qvel[dadr])
+        t0 = time.perf_counter()
+        mujoco.mj_step(m, d)
+        costs[i] = time.perf_counter() - t0
+        if d.ncon:
+            pen = max(pen, float(-d.contact.dist[: d.ncon].min()))
+    slip = max(float(np.linalg.norm((d.xpos[b] - s0)[:2])) for b, s0 in zip(soles, sole0))
+    return costs, slip, pen
+
+
+def profile_ours(sim, ctrl, steps: int = 500) -> str:
+    sim.reset("stand")
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(steps):
+        sim.step(ctrl(sim._q[7:], sim._v[6:]))
+    prof.disable()
+    out = io.StringIO()
+    pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(18)
+    return out.getvalue()
+
+
+def main() -> None:
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    seconds = float(args[0]) if args else 10.0
+    ours, slip, pen, sim, ctrl = run_ours(seconds)
+    print(f"humanoid_sim: {sim.model.nv} dof, double support, dt = {DT * 1e3:.1f} ms, {seconds:g} s simulated")
+    med = np.median(ours) * 1e6
+    print(f"  step cost median {med:8.1f} µs, mean {ours.mean() * 1e6:8.1f} µs, real-time factor {DT / np.median(ours):6.2f}")
+    print(f"  foot slip {slip:.3e} m, max penetration {pen:.3e} m")
+    try:
+        mj, mslip, mpen = run_mujoco(seconds, sim.model, sim.reset("stand"), ctrl)
+    except ImportError:
+        print("mujoco not installed: no comparison")
+        return
+    mmed = np.median(mj) * 1e6
+    print(f"MuJoCo {__import__('mujoco').__version__}: same scene and controller")
+    print(f"  step cost median {mmed:8.1f} µs, mean {mj.mean() * 1e6:8.1f} µs, real-time factor {DT / np.median(mj):6.2f}")
+    print(f"  foot slip {mslip:.3e} m, max penetration {mpen:.3e} m")
+    print(f"ratio humanoid_sim / MuJoCo (median step): {med / mmed:.1f}")
+    if "--no-profile" not in sys.argv:
+        print("\nwhere our step spends its time (cProfile, 500 steps, sorted by own time):")
+        print(profile_ours(sim, ctrl))
+
+
+if __name__ == "__main__":
+    main()

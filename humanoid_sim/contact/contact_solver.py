@@ -1,0 +1,340 @@
+"""Contacts as virtual links: constrained DOFs, the solve with validity checks, impulses.
+
+One ``ActiveContact`` per classified contact area (virtual_link.py). Its
+virtual-link velocity (v_x, v_y, v_z, ω_x, ω_y, ω_z) in the virtual-link frame
+(seed 000, 4.2) is ``G v`` with ``G`` (6, nv) the point Jacobian of the body
+at the virtual-link origin rotated into the virtual-link axes. The axes are
+fixed to the (static) environment, so its acceleration is ``G a + drift`` with
+drift the point's classical J̇v (Eq. 7).
+
+Constrained DOFs (Table 1, Table 2):
+  POINT:   v_z; + v_x, v_y when sticking.
+  LINE:    v_z, ω_y; + v_x, v_y, ω_z when sticking (ω_z free while spinning).
+  SURFACE: v_z, ω_x, ω_y; + v_x, v_y, ω_z when sticking (ω_z free while spinning).
+Slipping: f_x, f_y = -μ_d s f_z (Eq. 34-35) through Ĥ_C (Eq. 36, 20a).
+Spinning (sticking translation, rotation about z, Table 2 row 2): n_z =
+σ μ_d f_z d (Eq. 30) through the same Ĥ_C construction.
+
+Validity (4.4, 4.5), checked after each solve, at most ``max_rounds`` solves:
+  (1) f_z > 0, else the contact is released;
+  (2) p_v (Eq. 26) inside the convex hull of the area, else point/line contact
+      at the nearest vertex/edge;
+  (3) sticking: |f_t| <= μ_s f_z (Eq. 31), else slipping in s (Eq. 32);
+      |n_z| <= n_zS = μ_s f_z d (Eq. 33), else spinning;
+      slipping: a slip that would reverse within the step sticks instead.
+The same loop checks impulses (4.6: the average impulsive force F/dt has the
+same signs and ratios as F, so the checks apply to F directly).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from humanoid_sim.contact import kernels
+from humanoid_sim.contact.constrained_solve import solve_constrained
+from humanoid_sim.contact.environment import Material
+from humanoid_sim.contact.virtual_link import ContactArea, ContactKind, nearest_on_hull, reduce_area
+
+VX, VY, VZ, WX, WY, WZ = range(6)
+
+# n_zS = μ_s f_z d (Eq. 33) and n_z0 = μ_d f_z d (Eq. 30) with d = ContactArea.size(), the
+# mean distance over the area from the origin: exact for uniform pressure about the origin.
+TORSION_ARM = 1.0
+
+
+@dataclass(frozen=True)
+class ContactMemory:
+    """What a contact remembers from one step to the next.
+
+    sticking: True = no slip at the end of the last step.
+    R_anchor, p_anchor: body pose X_world_body when sticking began (the anchor of the
+        tangential drift correction), shapes (3, 3), (3,).
+    slip_direction: last slip direction s in the world, shape (3,) (zeros when sticking).
+    """
+
+    sticking: bool
+    R_anchor: np.ndarray
+    p_anchor: np.ndarray
+    slip_direction: np.ndarray
+
+
+class Gains(NamedTuple):
+    """Penetration / drift correction of Eq. 20b: θ̈_C = -kp err - kd θ̇_C [1/s^2, 1/s]."""
+
+    kp: float
+    kd: float
+
+    @staticmethod
+    def critically_damped(dt: float, steps: float = 4.0) -> "Gains":
+        """Errors decay critically damped with time constant ``steps`` * dt."""
+        w = 1.0 / (steps * dt)
+        return Gains(w * w, 2.0 * w)
+
+
+class ActiveContact:
+    """The per-step state of one contact (mutable inside one step only)."""
+
+    __slots__ = (
+        "area", "material", "body", "R_body", "p_body", "G", "drift", "vel", "desired",
+        "sticking", "slip_dir", "spin", "released", "lam", "impulse", "memory", "nv", "_J", "_arm", "_arm_area",
+    )  # fmt: skip
+
+    def __init__(self, area: ContactArea, material: Material, ws, memory: ContactMemory | None) -> None:
+        self.area = area
+        self.material = material
+        self.body = area.patch.body
+        self.R_body = ws.R[self.body].copy()
+        self.p_body = ws.p[self.body].copy()
+        self.nv = ws.nv
+        self.G = np.empty((6, ws.nv))
+        self._J = np.empty((6, ws.nv))
+        self._arm = 0.0
+        self._arm_area = None
+        self.drift = np.empty(6)
+        self.vel = np.empty(6)
+        self.desired = np.zeros(6)
+        self.memory = memory
+        self.sticking = True if memory is None else memory.sticking
+        self.slip_dir = np.zeros(2)
+        self.spin = 0.0
+        self.released = False
+        self.lam = np.zeros(6)  # wrench in the virtual-link frame at its origin [N, N m]
+        self.impulse = np.zeros(6)  # impulse of this step, same frame [N s, N m s]
+        self.refresh(ws)
+
+    # -- kinematics ---------------------------------------------------------
+    def refresh(self, ws) -> None:
+        """Recompute G, drift and velocity from the workspace (after ws.update or a new area)."""
+        kernels.contact_kinematics_nb(
+            ws.parent, ws.ndof, ws.v_index, ws.S, ws.V, ws.A, self.body, self.area.origin,
+            self.area.R_world_vl, self._J, self.G, self.drift, self.vel,
+        )  # fmt: skip
+        R = self.area.R_world_vl
+        if not self.sticking and self.memory is not None:
+            vt = self.vel[:2]
+            n = np.hypot(*vt)
+            if n > 1e-12:
+                self.slip_dir[:] = vt / n
+            else:
+                s = R[:, :2].T @ self.memory.slip_direction
+                ns = np.hypot(*s)
+                self.slip_dir[:] = s / ns if ns > 1e-12 else (1.0, 0.0)
+
+    def set_desired(self, gains: Gains) -> None:
+        """Desired virtual-link accelerations of Eq. 20b (penetration and stick drift)."""
+        m = self.memory
+        anchored = m is not None and m.sticking and self.sticking
+        area = self.area
+        kernels.desired_acceleration_nb(
+            int(area.kind), area.xy, area.gap, area.R_world_vl, area.origin, self.R_body, self.p_body,
+            anchored, m.R_anchor if anchored else self.R_body, m.p_anchor if anchored else self.p_body,
+            self.vel, gains.kp, gains.kd, self.desired,
+        )  # fmt: skip
+
+    # -- rows ---------------------------------------------------------------
+    def components(self) -> tuple[int, ...]:
+        """Constrained virtual-link DOFs (Table 1, 2); v_z always first."""
+        kind = self.area.kind
+        rows = [VZ]
+        if kind == ContactKind.SURFACE:
+            rows += [WX, WY]
+        elif kind == ContactKind.LINE:
+            rows += [WY]
+        if self.sticking:
+            rows += [VX, VY]
+            if kind != ContactKind.POINT and self.spin == 0.0:
+                rows += [WZ]
+        return tuple(rows)
+
+    def torsion_arm(self) -> float:
+        """d of Eq. 30, 33 for the current area [m] (cached until the area changes)."""
+        if self._arm_area is not self.area:
+            self._arm = TORSION_ARM * self.area.size()
+            self._arm_area = self.area
+        return self._arm
+
+    def hat_row_z(self) -> np.ndarray:
+        """ĥ_Cfz of Eq. 36 (plus the spinning moment, Eq. 30)."""
+        h = self.G[VZ].copy()
+        if not self.sticking:
+            h -= self.material.mu_d * (self.slip_dir[0] * self.G[VX] + self.slip_dir[1] * self.G[VY])
+        if self.spin != 0.0:
+            h += self.spin * self.material.mu_d * self.torsion_arm() * self.G[WZ]
+        return h
+
+    def full_wrench(self, lam: np.ndarray) -> np.ndarray:
+        """Wrench (f, n) in the virtual-link frame at its origin from the row forces."""
+        f = np.zeros(6)
+        f[list(self.components())] = lam
+        if not self.sticking:
+            f[VX] = -self.material.mu_d * self.slip_dir[0] * f[VZ]
+            f[VY] = -self.material.mu_d * self.slip_dir[1] * f[VZ]
+        if self.spin != 0.0:
+            f[WZ] = self.spin * self.material.mu_d * self.torsion_arm() * f[VZ]
+        return f
+
+
+class HardRows(NamedTuple):
+    """Hard one-sided provider rows in solver form (see constraint_rows.py)."""
+
+    jacobian: np.ndarray  # (k, nv)
+    drift: np.ndarray  # (k,)
+    violation: np.ndarray  # (k,)
+    desired_acceleration: np.ndarray  # (k,)
+    restitution: np.ndarray  # (k,)
+
+
+class SolveReport(NamedTuple):
+    """x: accelerations or post-impact velocities (nv,); hard_lambda: force per hard row (k,)
+    (0 for released rows); rounds: solves done; validated: the last solve passed every check."""
+
+    x: np.ndarray
+    hard_lambda: np.ndarray
+    rounds: int
+    validated: bool
+    rank_deficient: bool
+
+
+class Thresholds(NamedTuple):
+    """Velocity thresholds [m/s] (and rad/s for rows of joint limits)."""
+
+    separating: float = 1e-3  # a point moving away faster than this is not in contact
+    impact: float = 1e-3  # approaching faster than this triggers the impulse phase
+    bounce: float = 1e-2  # restitution applies above this approach speed (below: plastic)
+
+
+_NO_ROWS = np.zeros(0, dtype=np.int64)
+
+
+def _assemble(contacts: list[ActiveContact], hard: HardRows, hard_active: np.ndarray, rhs_of) -> tuple:
+    """Stack the constrained rows H_C, the modified rows Ĥ_C (Eq. 36; the same array when
+    nothing slips or spins) and the desired row values of all contacts and hard rows."""
+    nv = hard.jacobian.shape[1]
+    plan = []
+    row = 0
+    modified = False
+    for c in contacts:
+        if c.released:
+            continue
+        comps = c.components()
+        plan.append((c, row, comps))
+        row += len(comps)
+        modified |= (not c.sticking) or c.spin != 0.0
+    idx = np.flatnonzero(hard_active) if len(hard_active) else _NO_ROWS
+    k = row + len(idx)
+    H = np.empty((k, nv))
+    rhs = np.empty(k)
+    Hh = np.empty((k, nv)) if modified else H
+    layout = []
+    for c, r0, comps in plan:
+        n = len(comps)
+        np.take(c.G, comps, axis=0, out=H[r0 : r0 + n])
+        rhs[r0 : r0 + n] = rhs_of(c, comps)
+        if modified:
+            Hh[r0 : r0 + n] = H[r0 : r0 + n]
+            Hh[r0] = c.hat_row_z()
+        layout.append((c, r0, n))
+    if len(idx):
+        H[row:] = hard.jacobian[idx]
+        rhs[row:] = rhs_of(None, idx)
+        if modified:
+            Hh[row:] = H[row:]
+    return H, Hh, rhs, layout, idx, row
+
+
+def solve_with_checks(
+    contacts: list[ActiveContact],
+    hard: HardRows,
+    hard_active: np.ndarray,
+    M_factor,
+    base: np.ndarray,
+    rhs_of,
+    next_tangential_velocity,
+    ws,
+    gains: Gains,
+    max_rounds: int = 3,
+) -> SolveReport:
+    """Solve Eq. 20a/20b (or Eq. 18-19) and apply the validity checks of 4.4-4.6.
+
+    rhs_of(contact, comps) -> desired row values (for hard rows: contact None, comps = row
+    indices); next_tangential_velocity(contact, x) -> (2,) v_x, v_y after the step.
+    Contacts are modified in place (released, reduced, sticking/slipping/spinning, lam).
+    """
+    has_hard = len(hard_active) > 0
+    hard_active = hard_active.copy() if has_hard else hard_active
+    validated = False
+    rank_def = False
+    rounds = 0
+    x = base
+    hard_lam = np.zeros(len(hard_active))
+    for rounds in range(1, max_rounds + 1):
+        H, H_hat, rhs, layout, hidx, nrow = _assemble(contacts, hard, hard_active, rhs_of)
+        sol = solve_constrained(M_factor, H, H_hat, rhs, base)
+        rank_def |= sol.rank_deficient
+        x = sol.x
+        for c, r0, n in layout:
+            c.lam = c.full_wrench(sol.lam[r0 : r0 + n])
+        apply = rounds < max_rounds
+        changed = False
+        for c, _, _ in layout:
+            changed |= _check(c, x, next_tangential_velocity, ws, gains, apply)
+        if has_hard:
+            hard_lam[:] = 0.0
+            hard_lam[hidx] = sol.lam[nrow:]
+            neg = hidx[sol.lam[nrow:] < 0.0]
+            if len(neg):
+                changed = True
+                if apply:
+                    hard_active[neg] = False
+        if not changed:
+            validated = True
+            break
+    for c in contacts:
+        if c.released:
+            c.lam = np.zeros(6)
+    return SolveReport(x, hard_lam, rounds, validated, rank_def)
+
+
+def _check(c: ActiveContact, x: np.ndarray, next_vt, ws, gains: Gains, apply: bool) -> bool:
+    """One contact's validity checks (4.4, 4.5); True when its state must change."""
+    f = c.lam
+    fz = f[VZ]
+    mat = c.material
+    if fz <= 0.0:  # (1) the bodies separate by themselves
+        if apply:
+            c.released = True
+        return True
+    if c.area.kind != ContactKind.POINT:  # (2) p_v of Eq. 26 inside the hull
+        pv = np.array([-f[WY] / fz, f[WX] / fz])
+        inside, feature = nearest_on_hull(c.area, pv)
+        if not inside:  # (the feature is a vertex -> point contact, an edge -> line contact)
+            if apply:
+                c.area = reduce_area(c.area, feature)
+                c.refresh(ws)
+                c.set_desired(gains)
+            return True
+    if c.sticking:  # (3) friction, Eq. 31-33
+        ft = np.hypot(f[VX], f[VY])
+        if ft > mat.mu_s * fz:
+            if apply:
+                c.sticking = False
+                c.slip_dir[:] = -f[VX:VZ] / ft  # Eq. 32
+            return True
+        if c.area.kind != ContactKind.POINT and c.spin == 0.0:
+            nzs = mat.mu_s * fz * c.torsion_arm()
+            if abs(f[WZ]) > nzs:
+                if apply:
+                    c.spin = float(np.sign(f[WZ]))
+                return True
+    else:
+        vt = next_vt(c, x)
+        if vt @ c.slip_dir < 0.0:  # the slip would reverse within the step: it stops
+            if apply:
+                c.sticking = True
+                c.memory = None if c.memory is None else ContactMemory(False, c.memory.R_anchor, c.memory.p_anchor, c.memory.slip_direction)
+                c.set_desired(gains)
+            return True
+    return False

@@ -1,0 +1,195 @@
+"""Collision detection of a robot's collision shapes against the static environment.
+
+Every collision shape is reduced once (``contact_geometry``) to *candidate
+points* fixed to its body: box vertices (8), cylinder end circles (sampled),
+mesh convex-hull vertices, and sphere centres with a radius (spheres, and the
+two end spheres of a capsule). Each step (``detect_contacts``) the candidates
+are placed in the world with the bodies' poses and tested against the ground
+plane and every static box; a candidate within ``tolerance`` of a surface (or
+inside it) is a contact point. Points of one body against one surface (the
+plane, or one face of a box) form one ``ContactPatch`` (seed 000, 4.9 (1)).
+
+Frames: world (z up). ``gap`` is the signed distance along the surface normal
+[m]: negative = penetration.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from humanoid_sim.contact import kernels
+from humanoid_sim.contact.environment import Environment
+from humanoid_sim.model.robot_model import RobotModel, ShapeKind
+
+CYLINDER_SAMPLES = 12  # points per end circle of a cylinder
+
+
+class ContactGeometry(NamedTuple):
+    """Candidate contact points of all collision shapes, in body frames.
+
+    body: body index per point, shape (n,) int.
+    local: point (sphere centre for radius > 0) in its body frame [m], shape (n, 3).
+    radius: 0 for vertices, sphere radius otherwise [m], shape (n,).
+    shape: index into model.collision_shapes, shape (n,) int.
+    """
+
+    body: np.ndarray
+    local: np.ndarray
+    radius: np.ndarray
+    shape: np.ndarray
+
+
+def _shape_points(kind: ShapeKind, size: np.ndarray, vertices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Candidate points in the shape frame and their radii."""
+    if kind == ShapeKind.BOX:
+        h = 0.5 * np.asarray(size, dtype=float)
+        signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], dtype=float)
+        return signs * h, np.zeros(8)
+    if kind == ShapeKind.SPHERE:
+        return np.zeros((1, 3)), np.array([float(size[0])])
+    if kind == ShapeKind.CAPSULE:
+        r, length = float(size[0]), float(size[1])
+        return np.array([[0.0, 0.0, -0.5 * length], [0.0, 0.0, 0.5 * length]]), np.array([r, r])
+    if kind == ShapeKind.CYLINDER:
+        r, length = float(size[0]), float(size[1])
+        ang = 2.0 * np.pi * np.arange(CYLINDER_SAMPLES) / CYLINDER_SAMPLES
+        ring = np.stack([r * np.cos(ang), r * np.sin(ang), np.zeros_like(ang)], axis=1)
+        pts = np.concatenate([ring + [0, 0, -0.5 * length], ring + [0, 0, 0.5 * length]])
+        return pts, np.zeros(len(pts))
+    if kind == ShapeKind.MESH:
+        v = np.asarray(vertices, dtype=float).reshape(-1, 3)
+        return v, np.zeros(len(v))
+    raise ValueError(f"unknown collision shape kind {kind!r}; valid kinds: {[k.name for k in ShapeKind]}")
+
+
+def contact_geometry(model: RobotModel) -> ContactGeometry:
+    """Candidate points of every collision shape of ``model`` (computed once per model)."""
+    bodies, locals_, radii, shapes = [], [], [], []
+    for i, shape in enumerate(model.collision_shapes):
+        pts, rad = _shape_points(ShapeKind(shape.kind), shape.size, shape.vertices)
+        X = np.asarray(shape.X_body_shape, dtype=float)
+        locals_.append(pts @ X[:3, :3].T + X[:3, 3])
+        radii.append(rad)
+        bodies.append(np.full(len(pts), shape.body, dtype=np.int64))
+        shapes.append(np.full(len(pts), i, dtype=np.int64))
+    if not locals_:
+        return ContactGeometry(np.zeros(0, np.int64), np.zeros((0, 3)), np.zeros(0), np.zeros(0, np.int64))
+    return ContactGeometry(
+        np.concatenate(bodies), np.ascontiguousarray(np.concatenate(locals_)), np.concatenate(radii), np.concatenate(shapes)
+    )
+
+
+class ContactPatch(NamedTuple):
+    """Contact points of one body against one surface.
+
+    body: body index. element: index into Environment.element_names().
+    surface: 0 for the ground, box face 0..5 (+x, -x, +y, -y, +z, -z).
+    normal: outward surface normal in the world, shape (3,).
+    tangent: first tangent axis of the surface (world), shape (3,), orthogonal to normal.
+    points: contact points on the body (deepest point of a sphere) in the world [m], shape (m, 3).
+    local: the same points in the body frame [m], shape (m, 3).
+    gap: signed distance of each point to the surface [m], negative = penetration, shape (m,).
+    """
+
+    body: int
+    element: int
+    surface: int
+    normal: np.ndarray
+    tangent: np.ndarray
+    points: np.ndarray
+    local: np.ndarray
+    gap: np.ndarray
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        """Identity of the contact across steps."""
+        return (self.body, self.element, self.surface)
+
+
+class _BoxFrame(NamedTuple):
+    R: np.ndarray
+    p: np.ndarray
+    half: np.ndarray
+
+
+class ContactDetector:
+    """Detects ``ContactPatch`` es of one model in one environment (allocates its tables once)."""
+
+    def __init__(self, model: RobotModel, environment: Environment, tolerance: float = 2e-4) -> None:
+        if not (tolerance >= 0 and np.isfinite(tolerance)):
+            raise ValueError(f"tolerance = {tolerance!r}: must be finite and >= 0 [m]")
+        self.model = model
+        self.environment = environment
+        self.tolerance = float(tolerance)
+        self.geometry = contact_geometry(model)
+        self._boxes = [_BoxFrame(b.rotation, np.asarray(b.position, float), 0.5 * np.asarray(b.size, float)) for b in environment.boxes]
+        self._ground_offset = 1 if environment.ground is not None else 0
+        # local points of the sphere centres shifted to their deepest point depend on
+        # the normal; vertices (radius 0) are used as they are.
+        self._world = np.empty_like(self.geometry.local)
+        nbox = len(self._boxes)
+        self._has_ground = environment.ground is not None
+        self._ground_h = float(environment.ground.height) if self._has_ground else 0.0
+        self._box_R = np.array([b.R for b in self._boxes]).reshape(nbox, 3, 3)
+        self._box_p = np.array([b.p for b in self._boxes]).reshape(nbox, 3)
+        self._box_half = np.array([b.half for b in self._boxes]).reshape(nbox, 3)
+        self._allocate(max(64, 4 * len(self.geometry.body)))
+
+    def world_points(self, R_world_body: np.ndarray, p_world_body: np.ndarray) -> np.ndarray:
+        """Candidate points (sphere centres) in the world [m], shape (n, 3)."""
+        g = self.geometry
+        np.einsum("nij,nj->ni", R_world_body[g.body], g.local, out=self._world)
+        self._world += p_world_body[g.body]
+        return self._world
+
+    def detect(self, R_world_body: np.ndarray, p_world_body: np.ndarray) -> list[ContactPatch]:
+        """Contacts at the body poses (R_world_body (nb, 3, 3), p_world_body (nb, 3)).
+
+        Patches come out sorted by (body, element, surface), so the result is
+        deterministic.
+        """
+        g = self.geometry
+        if len(g.body) == 0:
+            return []
+        k = kernels.detect_points_nb(
+            g.body, g.local, g.radius, R_world_body, p_world_body, self._has_ground, self._ground_h,
+            self._box_R, self._box_p, self._box_half, self.tolerance,
+            self._idx, self._elem, self._face, self._gap, self._point, self._normal, self._tangent,
+        )  # fmt: skip
+        if k == len(self._idx):  # the hit buffers are full: grow them and detect again
+            self._allocate(2 * len(self._idx))
+            return self.detect(R_world_body, p_world_body)
+        if k == 0:
+            return []
+        bodies = g.body[self._idx[:k]]
+        keys = (bodies * (len(self._boxes) + 1) + self._elem[:k]) * 8 + self._face[:k]
+        order = np.argsort(keys, kind="stable")
+        keys = keys[order]
+        cut = np.flatnonzero(keys[1:] != keys[:-1]) + 1
+        starts = [0, *cut.tolist()]
+        ends = [*cut.tolist(), k]
+        patches = []
+        for s0, s1 in zip(starts, ends):
+            sel = order[s0:s1]
+            j = sel[0]
+            body = int(bodies[j])
+            world = self._point[sel]
+            R, p = R_world_body[body], p_world_body[body]
+            patches.append(
+                ContactPatch(
+                    body, int(self._elem[j]), int(self._face[j]), self._normal[j].copy(), self._tangent[j].copy(),
+                    world, (world - p) @ R, self._gap[sel],
+                )  # fmt: skip
+            )
+        return patches
+
+    def _allocate(self, cap: int) -> None:
+        self._idx = np.zeros(cap, np.int64)
+        self._elem = np.zeros(cap, np.int64)
+        self._face = np.zeros(cap, np.int64)
+        self._gap = np.zeros(cap)
+        self._point = np.zeros((cap, 3))
+        self._normal = np.zeros((cap, 3))
+        self._tangent = np.zeros((cap, 3))

@@ -1,0 +1,586 @@
+"""Compiled (numba) helpers of the contact step: small dense linear algebra and 2-D geometry.
+
+All functions are ``@njit(cache=True)`` and allocation-light; their Python
+callers keep the public API in constrained_solve.py, virtual_link.py and
+balance/zmp.py.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from humanoid_sim.dynamics.kernels import point_drift_into, point_jacobian_into
+
+# ---------------------------------------------------------------- linear algebra
+
+
+@njit(cache=True)
+def cholesky_into(A, L) -> bool:
+    """Lower Cholesky factor of the SPD matrix A (n, n) into L; False if A is not SPD."""
+    n = A.shape[0]
+    for j in range(n):
+        s = A[j, j]
+        for k in range(j):
+            s -= L[j, k] * L[j, k]
+        if not (s > 0.0) or not math.isfinite(s):
+            return False
+        d = math.sqrt(s)
+        L[j, j] = d
+        for i in range(j + 1, n):
+            t = A[i, j]
+            for k in range(j):
+                t -= L[i, k] * L[j, k]
+            L[i, j] = t / d
+        for i in range(j):
+            L[i, j] = 0.0
+    return True
+
+
+@njit(cache=True)
+def cho_solve_into(L, B) -> None:
+    """Solve (L L^T) X = B in place; B shape (n, k)."""
+    n, k = B.shape
+    for c in range(k):
+        for i in range(n):
+            t = B[i, c]
+            for j in range(i):
+                t -= L[i, j] * B[j, c]
+            B[i, c] = t / L[i, i]
+        for i in range(n - 1, -1, -1):
+            t = B[i, c]
+            for j in range(i + 1, n):
+                t -= L[j, i] * B[j, c]
+            B[i, c] = t / L[i, i]
+
+
+@njit(cache=True)
+def cho_solve_vec(L, b, out) -> None:
+    """Solve (L L^T) x = b into out; b, out shape (n,)."""
+    n = b.shape[0]
+    for i in range(n):
+        t = b[i]
+        for j in range(i):
+            t -= L[i, j] * out[j]
+        out[i] = t / L[i, i]
+    for i in range(n - 1, -1, -1):
+        t = out[i]
+        for j in range(i + 1, n):
+            t -= L[j, i] * out[j]
+        out[i] = t / L[i, i]
+
+
+# ---------------------------------------------------------------- 2-D geometry
+
+
+@njit(cache=True)
+def _cross2(ox, oy, ax, ay, bx, by):
+    return (ax - ox) * (by - oy) - (ay - oy) * (bx - ox)
+
+
+@njit(cache=True)
+def convex_hull_nb(P):
+    """Counter-clockwise convex hull indices of 2-D points P (n, 2) (monotone chain)."""
+    n = P.shape[0]
+    if n < 3:
+        return np.arange(n)
+    order = np.argsort(P[:, 0] + 1e-9 * P[:, 1], kind="mergesort")
+    # exact lexicographic order
+    for a in range(1, n):
+        b = a
+        while b > 0:
+            i, j = order[b - 1], order[b]
+            if P[i, 0] > P[j, 0] or (P[i, 0] == P[j, 0] and P[i, 1] > P[j, 1]):
+                order[b - 1], order[b] = j, i
+                b -= 1
+            else:
+                break
+    hull = np.empty(2 * n, dtype=np.int64)
+    k = 0
+    for t in range(n):
+        i = order[t]
+        while k >= 2 and _cross2(P[hull[k - 2], 0], P[hull[k - 2], 1], P[hull[k - 1], 0], P[hull[k - 1], 1], P[i, 0], P[i, 1]) <= 1e-15:
+            k -= 1
+        hull[k] = i
+        k += 1
+    lower = k + 1
+    for t in range(n - 2, -1, -1):
+        i = order[t]
+        while k >= lower and _cross2(P[hull[k - 2], 0], P[hull[k - 2], 1], P[hull[k - 1], 0], P[hull[k - 1], 1], P[i, 0], P[i, 1]) <= 1e-15:
+            k -= 1
+        hull[k] = i
+        k += 1
+    return hull[: k - 1].copy()
+
+
+@njit(cache=True)
+def polygon_centroid_nb(poly):
+    """Area centroid (2,) of a counter-clockwise polygon (k, 2); the mean for a degenerate one."""
+    k = poly.shape[0]
+    a = 0.0
+    cx = 0.0
+    cy = 0.0
+    for i in range(k):
+        j = (i + 1) % k
+        c = poly[i, 0] * poly[j, 1] - poly[j, 0] * poly[i, 1]
+        a += c
+        cx += (poly[i, 0] + poly[j, 0]) * c
+        cy += (poly[i, 1] + poly[j, 1]) * c
+    out = np.empty(2)
+    if abs(a) < 1e-18:
+        out[0] = poly[:, 0].mean()
+        out[1] = poly[:, 1].mean()
+    else:
+        out[0] = cx / (3.0 * a)
+        out[1] = cy / (3.0 * a)
+    return out
+
+
+@njit(cache=True)
+def principal_line_nb(P):
+    """Centre (2,), unit principal direction (2,) and the largest distance of the points
+    P (n, 2) from their principal line."""
+    n = P.shape[0]
+    mx = P[:, 0].mean()
+    my = P[:, 1].mean()
+    sxx = 0.0
+    syy = 0.0
+    sxy = 0.0
+    for i in range(n):
+        dx = P[i, 0] - mx
+        dy = P[i, 1] - my
+        sxx += dx * dx
+        syy += dy * dy
+        sxy += dx * dy
+    ang = 0.5 * math.atan2(2.0 * sxy, sxx - syy)
+    d = np.array([math.cos(ang), math.sin(ang)])
+    spread = 0.0
+    for i in range(n):
+        e = abs(-(P[i, 0] - mx) * d[1] + (P[i, 1] - my) * d[0])
+        if e > spread:
+            spread = e
+    c = np.array([mx, my])
+    return c, d, spread
+
+
+@njit(cache=True)
+def gap_fit_nb(xy, gap, kind):
+    """Least-squares (g0, gx, gy) of g = g0 + gx x + gy y (kind 1: constant, 2: no y term)."""
+    n = gap.shape[0]
+    out = np.zeros(3)
+    if kind == 1 or n == 1:
+        out[0] = gap.mean()
+        return out
+    m = 2 if kind == 2 else 3
+    A = np.zeros((3, 3))
+    r = np.zeros(3)
+    row = np.empty(3)
+    for i in range(n):
+        row[0] = 1.0
+        row[1] = xy[i, 0]
+        row[2] = xy[i, 1]
+        for a in range(m):
+            r[a] += row[a] * gap[i]
+            for b in range(m):
+                A[a, b] += row[a] * row[b]
+    sol = np.linalg.solve(A[:m, :m], r[:m])
+    for a in range(m):
+        out[a] = sol[a]
+    return out
+
+
+@njit(cache=True)
+def signed_distance_nb(px, py, poly) -> float:
+    """Distance of (px, py) to the boundary of a convex ccw polygon (k, 2): + inside, - outside.
+    k = 1 or 2: minus the distance to the point or segment."""
+    k = poly.shape[0]
+    best = 1e300
+    inside = k >= 3
+    m = k if k >= 3 else 1
+    for i in range(m):
+        ax, ay = poly[i, 0], poly[i, 1]
+        if k == 1:
+            bx, by = ax, ay
+        else:
+            bx, by = poly[(i + 1) % k, 0], poly[(i + 1) % k, 1]
+        ex, ey = bx - ax, by - ay
+        ee = ex * ex + ey * ey
+        t = 0.0 if ee == 0.0 else ((px - ax) * ex + (py - ay) * ey) / ee
+        t = min(1.0, max(0.0, t))
+        dx, dy = ax + t * ex - px, ay + t * ey - py
+        d = math.sqrt(dx * dx + dy * dy)
+        if d < best:
+            best = d
+        if ex * (py - ay) - ey * (px - ax) < 0.0:
+            inside = False
+    return best if inside else -best
+
+
+@njit(cache=True)
+def nearest_feature_nb(px, py, poly):
+    """For a point outside a ccw polygon (k >= 3, 2): (i, j) of the nearest edge, or (i, -1)
+    when the nearest point is vertex i."""
+    k = poly.shape[0]
+    best = 1e300
+    bi, bj = 0, -1
+    for i in range(k):
+        j = (i + 1) % k
+        ax, ay = poly[i, 0], poly[i, 1]
+        ex, ey = poly[j, 0] - ax, poly[j, 1] - ay
+        t = ((px - ax) * ex + (py - ay) * ey) / (ex * ex + ey * ey)
+        t = min(1.0, max(0.0, t))
+        dx, dy = ax + t * ex - px, ay + t * ey - py
+        d = math.sqrt(dx * dx + dy * dy)
+        if d < best - 1e-15:
+            best = d
+            if t <= 1e-9:
+                bi, bj = i, -1
+            elif t >= 1.0 - 1e-9:
+                bi, bj = j, -1
+            else:
+                bi, bj = i, j
+    return bi, bj
+
+
+# Dunavant's 7-point rule (degree 5) on the reference triangle: barycentric (a, b, c), weight
+_TRI_RULE = np.array(
+    [
+        [1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0, 0.225],
+        [0.059715871789770, 0.470142064105115, 0.470142064105115, 0.132394152788506],
+        [0.470142064105115, 0.059715871789770, 0.470142064105115, 0.132394152788506],
+        [0.470142064105115, 0.470142064105115, 0.059715871789770, 0.132394152788506],
+        [0.797426985353087, 0.101286507323456, 0.101286507323456, 0.125939180544827],
+        [0.101286507323456, 0.797426985353087, 0.101286507323456, 0.125939180544827],
+        [0.101286507323456, 0.101286507323456, 0.797426985353087, 0.125939180544827],
+    ]
+)
+
+
+@njit(cache=True)
+def mean_distance_nb(poly, rule) -> float:
+    """Mean distance from the origin over a polygon (k, 2) (k = 2: over the segment):
+    ∫ |r| dA / A, by a fan of triangles from the origin, each split in 4 and integrated with
+    ``rule`` (Dunavant 7 points). The friction moment of a uniformly pressed area turning
+    about the origin is μ f_z times this (seed 000 Eq. 30, 33)."""
+    k = poly.shape[0]
+    if k == 1:
+        return math.sqrt(poly[0, 0] ** 2 + poly[0, 1] ** 2)
+    if k == 2:
+        s = 0.0
+        n = 64
+        for i in range(n):
+            t = (i + 0.5) / n
+            x = poly[0, 0] + t * (poly[1, 0] - poly[0, 0])
+            y = poly[0, 1] + t * (poly[1, 1] - poly[0, 1])
+            s += math.sqrt(x * x + y * y)
+        return s / n
+    total = 0.0
+    area = 0.0
+    for i in range(k):
+        j = (i + 1) % k
+        # triangle (0, P_i, P_j) split into 4 by its edge midpoints
+        ax, ay, bx, by, cx, cy = 0.0, 0.0, poly[i, 0], poly[i, 1], poly[j, 0], poly[j, 1]
+        mab_x, mab_y = 0.5 * (ax + bx), 0.5 * (ay + by)
+        mbc_x, mbc_y = 0.5 * (bx + cx), 0.5 * (by + cy)
+        mca_x, mca_y = 0.5 * (cx + ax), 0.5 * (cy + ay)
+        tris = (
+            (ax, ay, mab_x, mab_y, mca_x, mca_y),
+            (mab_x, mab_y, bx, by, mbc_x, mbc_y),
+            (mca_x, mca_y, mbc_x, mbc_y, cx, cy),
+            (mab_x, mab_y, mbc_x, mbc_y, mca_x, mca_y),
+        )
+        for t in tris:
+            x0, y0, x1, y1, x2, y2 = t
+            a = 0.5 * abs((x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0))
+            if a == 0.0:
+                continue
+            s = 0.0
+            for q in range(rule.shape[0]):
+                x = rule[q, 0] * x0 + rule[q, 1] * x1 + rule[q, 2] * x2
+                y = rule[q, 0] * y0 + rule[q, 1] * y1 + rule[q, 2] * y2
+                s += rule[q, 3] * math.sqrt(x * x + y * y)
+            total += a * s
+            area += a
+    return total / area if area > 0.0 else 0.0
+
+
+# ---------------------------------------------------------------- detection
+
+
+@njit(cache=True)
+def detect_points_nb(body, local, radius, R, p, has_ground, ground_h, box_R, box_p, box_half, tol,
+                     out_idx, out_elem, out_face, out_gap, out_point, out_normal, out_tangent) -> int:  # fmt: skip
+    """Candidate points (body, local, radius) against the ground plane z = ground_h and static
+    boxes; fills the hit arrays and returns the number of hits.
+
+    Per hit: candidate index, element (0 = ground when has_ground, then boxes), surface
+    (ground 0; box face 0..5 = +x, -x, +y, -y, +z, -z), gap [m] (negative = penetration),
+    the contact point (deepest point of a sphere) in the world, the surface normal and tangent.
+    """
+    n = body.shape[0]
+    nbox = box_p.shape[0]
+    off = 1 if has_ground else 0
+    k = 0
+    cap = out_idx.shape[0]
+    w = np.empty(3)
+    rel = np.empty(3)
+    for i in range(n):
+        b = body[i]
+        for a in range(3):
+            w[a] = R[b, a, 0] * local[i, 0] + R[b, a, 1] * local[i, 1] + R[b, a, 2] * local[i, 2] + p[b, a]
+        r = radius[i]
+        if has_ground:
+            gap = w[2] - r - ground_h
+            if gap < tol and k < cap:
+                out_idx[k] = i
+                out_elem[k] = 0
+                out_face[k] = 0
+                out_gap[k] = gap
+                out_point[k, 0] = w[0]
+                out_point[k, 1] = w[1]
+                out_point[k, 2] = w[2] - r
+                out_normal[k, 0] = 0.0
+                out_normal[k, 1] = 0.0
+                out_normal[k, 2] = 1.0
+                out_tangent[k, 0] = 1.0
+                out_tangent[k, 1] = 0.0
+                out_tangent[k, 2] = 0.0
+                k += 1
+        for e in range(nbox):
+            for a in range(3):
+                rel[a] = (
+                    (w[0] - box_p[e, 0]) * box_R[e, 0, a]
+                    + (w[1] - box_p[e, 1]) * box_R[e, 1, a]
+                    + (w[2] - box_p[e, 2]) * box_R[e, 2, a]
+                )
+            worst = -1e300
+            axis = 0
+            for a in range(3):
+                ex = abs(rel[a]) - box_half[e, a] - r
+                if ex > worst:
+                    worst = ex
+                    axis = a
+            if worst < tol and k < cap:
+                s = 1.0 if rel[axis] >= 0.0 else -1.0
+                out_idx[k] = i
+                out_elem[k] = e + off
+                out_face[k] = 2 * axis + (0 if s > 0 else 1)
+                out_gap[k] = worst
+                t_axis = (axis + 1) % 3
+                for c in range(3):
+                    nc = s * box_R[e, c, axis]
+                    out_normal[k, c] = nc
+                    out_tangent[k, c] = box_R[e, c, t_axis]
+                    out_point[k, c] = w[c] - r * nc
+                k += 1
+    return k
+
+
+# ---------------------------------------------------------------- per-contact kernels
+
+
+@njit(cache=True)
+def classify_nb(points, normal, tangent, merge_tol, line_tol):
+    """Table 1 classification of contact points (m, 3) on a surface (normal, tangent).
+
+    Returns (kind 1/2/3, R_world_vl (3, 3), origin (3,), xy (m', 2), gap index (m',) of the
+    kept points, hull (h,) indices into xy)."""
+    m = points.shape[0]
+    # surface frame: z = normal, x = tangent projected
+    x = tangent - normal * (tangent[0] * normal[0] + tangent[1] * normal[1] + tangent[2] * normal[2])
+    x = x / math.sqrt(x[0] ** 2 + x[1] ** 2 + x[2] ** 2)
+    y = np.array([normal[1] * x[2] - normal[2] * x[1], normal[2] * x[0] - normal[0] * x[2], normal[0] * x[1] - normal[1] * x[0]])
+    uv = np.empty((m, 2))
+    h = 0.0
+    for i in range(m):
+        uv[i, 0] = points[i, 0] * x[0] + points[i, 1] * x[1] + points[i, 2] * x[2]
+        uv[i, 1] = points[i, 0] * y[0] + points[i, 1] * y[1] + points[i, 2] * y[2]
+        h += points[i, 0] * normal[0] + points[i, 1] * normal[1] + points[i, 2] * normal[2]
+    h /= m
+    c, d, spread = principal_line_nb(uv)
+    lo = 1e300
+    hi = -1e300
+    i0 = 0
+    i1 = 0
+    for i in range(m):
+        t = (uv[i, 0] - c[0]) * d[0] + (uv[i, 1] - c[1]) * d[1]
+        if t < lo:
+            lo = t
+            i0 = i
+        if t > hi:
+            hi = t
+            i1 = i
+    R = np.empty((3, 3))
+    origin = np.empty(3)
+    extent = max(abs(lo), abs(hi))
+    if m == 1 or extent <= merge_tol:
+        for a in range(3):
+            R[a, 0] = x[a]
+            R[a, 1] = y[a]
+            R[a, 2] = normal[a]
+        keep = np.zeros(1, np.int64)
+        return 1, R, points[0].copy(), np.zeros((1, 2)), keep, np.zeros(1, np.int64)
+    if spread <= line_tol:
+        # x along the line (seed 000 4.2)
+        lx = d[0] * x + d[1] * y
+        ly = np.array([normal[1] * lx[2] - normal[2] * lx[1], normal[2] * lx[0] - normal[0] * lx[2], normal[0] * lx[1] - normal[1] * lx[0]])
+        mu = 0.5 * (uv[i0, 0] + uv[i1, 0])
+        mv = 0.5 * (uv[i0, 1] + uv[i1, 1])
+        for a in range(3):
+            R[a, 0] = lx[a]
+            R[a, 1] = ly[a]
+            R[a, 2] = normal[a]
+            origin[a] = mu * x[a] + mv * y[a] + h * normal[a]
+        xy = np.empty((m, 2))
+        for i in range(m):
+            du = uv[i, 0] - mu
+            dv = uv[i, 1] - mv
+            xy[i, 0] = du * d[0] + dv * d[1]
+            xy[i, 1] = -du * d[1] + dv * d[0]
+        hull = np.empty(2, np.int64)
+        hull[0] = i0
+        hull[1] = i1
+        return 2, R, origin, xy, np.arange(m), hull
+    hull = convex_hull_nb(uv)
+    cen = polygon_centroid_nb(uv[hull])
+    for a in range(3):
+        R[a, 0] = x[a]
+        R[a, 1] = y[a]
+        R[a, 2] = normal[a]
+        origin[a] = cen[0] * x[a] + cen[1] * y[a] + h * normal[a]
+    xy = np.empty((m, 2))
+    for i in range(m):
+        xy[i, 0] = uv[i, 0] - cen[0]
+        xy[i, 1] = uv[i, 1] - cen[1]
+    return 3, R, origin, xy, np.arange(m), hull
+
+
+@njit(cache=True)
+def contact_kinematics_nb(parent, ndof, v_index, S, V, A, body, origin, R, J, G, drift, vel) -> None:
+    """Virtual-link Jacobian G (6, nv) = blockdiag(R^T, R^T) J_point, drift (6,) = the same
+    rotation of J̇v, velocity (6,) of the body point at ``origin`` in virtual-link axes.
+    J (6, nv) is scratch."""
+    point_jacobian_into(parent, ndof, v_index, S, body, origin, J)
+    nv = J.shape[1]
+    for r in range(3):
+        for k in range(nv):
+            G[r, k] = R[0, r] * J[0, k] + R[1, r] * J[1, k] + R[2, r] * J[2, k]
+            G[3 + r, k] = R[0, r] * J[3, k] + R[1, r] * J[4, k] + R[2, r] * J[5, k]
+    dd = np.empty(6)
+    point_drift_into(V, A, body, origin, dd)
+    wx, wy, wz = V[body, 3], V[body, 4], V[body, 5]
+    vo = np.array([
+        V[body, 0] + wy * origin[2] - wz * origin[1],
+        V[body, 1] + wz * origin[0] - wx * origin[2],
+        V[body, 2] + wx * origin[1] - wy * origin[0],
+    ])  # fmt: skip
+    for r in range(3):
+        drift[r] = R[0, r] * dd[0] + R[1, r] * dd[1] + R[2, r] * dd[2]
+        drift[3 + r] = R[0, r] * dd[3] + R[1, r] * dd[4] + R[2, r] * dd[5]
+        vel[r] = R[0, r] * vo[0] + R[1, r] * vo[1] + R[2, r] * vo[2]
+        vel[3 + r] = R[0, r] * wx + R[1, r] * wy + R[2, r] * wz
+
+
+@njit(cache=True)
+def desired_acceleration_nb(kind, xy, gap, R, origin, R_body, p_body, use_anchor, R_anchor, p_anchor, vel, kp, kd, out) -> None:
+    """Desired virtual-link accelerations of seed 000 Eq. 20b into out (6,):
+    -kp err - kd vel with err = (anchor drift x, y; gap g0; tilts gy, -gx; yaw drift)."""
+    fit = gap_fit_nb(xy, gap, kind)
+    err = np.zeros(6)
+    err[2] = fit[0]
+    err[3] = fit[2]
+    err[4] = -fit[1]
+    if use_anchor:
+        # the origin's material point, where the anchor pose would put it
+        ob = np.empty(3)
+        for a in range(3):
+            ob[a] = R_body[0, a] * (origin[0] - p_body[0]) + R_body[1, a] * (origin[1] - p_body[1]) + R_body[2, a] * (origin[2] - p_body[2])
+        e = np.empty(3)
+        for a in range(3):
+            e[a] = origin[a] - (R_anchor[a, 0] * ob[0] + R_anchor[a, 1] * ob[1] + R_anchor[a, 2] * ob[2] + p_anchor[a])
+        err[0] = R[0, 0] * e[0] + R[1, 0] * e[1] + R[2, 0] * e[2]
+        err[1] = R[0, 1] * e[0] + R[1, 1] * e[1] + R[2, 1] * e[2]
+        dR = R_body @ R_anchor.T
+        yx = 0.5 * (dR[2, 1] - dR[1, 2])
+        yy = 0.5 * (dR[0, 2] - dR[2, 0])
+        yz = 0.5 * (dR[1, 0] - dR[0, 1])
+        err[5] = yx * R[0, 2] + yy * R[1, 2] + yz * R[2, 2]
+    for a in range(6):
+        out[a] = -kp * err[a] - kd * vel[a]
+
+
+@njit(cache=True)
+def all_finite(a) -> bool:
+    """True when every entry of the array is finite (no NaN, no inf)."""
+    for x in a.flat:
+        if not math.isfinite(x):
+            return False
+    return True
+
+
+@njit(cache=True)
+def zmp_nb(forces, origins, moments, points, height):
+    """ZMP (3,) on z = height of wrenches (forces (n, 3) at origins (n, 3), moments (n, 3)),
+    the hull indices of points (m, 2), the signed margin, total force (3,), moment about O (3,)."""
+    F = np.zeros(3)
+    N = np.zeros(3)
+    for i in range(forces.shape[0]):
+        f = forces[i]
+        o = origins[i]
+        F += f
+        N[0] += o[1] * f[2] - o[2] * f[1] + moments[i, 0]
+        N[1] += o[2] * f[0] - o[0] * f[2] + moments[i, 1]
+        N[2] += o[0] * f[1] - o[1] * f[0] + moments[i, 2]
+    z = np.full(3, np.nan)
+    if F[2] > 1e-12:
+        z[0] = (height * F[0] - N[1]) / F[2]
+        z[1] = (N[0] + height * F[1]) / F[2]
+        z[2] = height
+    if points.shape[0] == 0:
+        return z, np.zeros(0, np.int64), np.nan, F, N
+    hull = convex_hull_nb(points)
+    margin = np.nan
+    if math.isfinite(z[0]):
+        margin = signed_distance_nb(z[0], z[1], points[hull])
+    return z, hull, margin, F, N
+
+
+@njit(cache=True)
+def schur_solve_nb(L, H, H_hat, rhs, base, symmetric, x_out, lam_out) -> int:
+    """Eq. 20/21 by the Schur complement: Y = A^-1 Ĥ^T (A = L L^T), B = H Y,
+    B λ = rhs - H base, x = base + Y λ. Returns 0 on success, 1 when B is (nearly)
+    singular or the LU path is needed (the caller then falls back), 2 when not finite."""
+    nv = H.shape[1]
+    k = H.shape[0]
+    Y = np.ascontiguousarray(H_hat.T).copy()
+    cho_solve_into(L, Y)
+    B = H @ Y
+    r = rhs - H @ base
+    if not symmetric:
+        return 1
+    LB = np.empty((k, k))
+    if not cholesky_into(B, LB):
+        return 1
+    dmin = 1e300
+    dmax = 0.0
+    for i in range(k):
+        d = abs(LB[i, i])
+        dmin = min(dmin, d)
+        dmax = max(dmax, d)
+    if not dmin > 1e-7 * dmax:
+        return 1
+    cho_solve_vec(LB, r, lam_out)
+    for i in range(nv):
+        s = base[i]
+        for j in range(k):
+            s += Y[i, j] * lam_out[j]
+        x_out[i] = s
+    for i in range(nv):
+        if not math.isfinite(x_out[i]):
+            return 2
+    for j in range(k):
+        if not math.isfinite(lam_out[j]):
+            return 2
+    return 0

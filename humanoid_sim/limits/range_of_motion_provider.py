@@ -1,0 +1,169 @@
+"""The joint-limit constraint provider: URDF stops and swing-twist ranges as one-sided rows.
+
+Implements ``humanoid_sim.contact.constraint_rows.ConstraintProvider``: each
+step the simulator asks ``rows(q, v)`` for the active limits and hands the
+solved row forces back through ``accept_forces``; ``report()`` then gives the
+stop torque per joint and the active limits per group.
+
+URDF stop of joint j (revolute or prismatic with finite limits):
+    upper: gap = upper - q_j, row = -e_j;  lower: gap = q_j - lower, row = +e_j
+(a unit vector on the joint's v column; violation = q - upper or lower - q).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from humanoid_sim.contact.constraint_rows import OneSidedRows
+from humanoid_sim.limits.ball_joint_rows import BallJointKinematics
+from humanoid_sim.limits.range_config import RangeOfMotionConfig, joint_body
+from humanoid_sim.model.robot_model import JointType, RobotModel
+
+
+class LimitReport(NamedTuple):
+    """Active limits after the last solve.
+
+    names: label per active row ("knee upper", "l_shoulder swing", ...).
+    violation: -gap per row [rad or m], shape (k,).
+    force: row force λ >= 0 per row [N m or N], shape (k,).
+    joint_torque: generalized limit force on each joint, sum of row_iᵀ λ_i,
+        in ``model.joint_names`` order [N m or N], shape (nj,).
+    """
+
+    names: tuple[str, ...]
+    violation: np.ndarray
+    force: np.ndarray
+    joint_torque: np.ndarray
+
+
+class RangeOfMotionProvider:
+    """Joint stops and ball-joint ranges of ``model`` as constraint rows.
+
+    model: the robot. config: which limits and how hard (``load_range_of_motion``).
+    activation_band: rows are returned when gap < band [rad or m]; a small
+        positive band lets the solve hold a joint that rests on its limit
+        without a penetrate-then-impact cycle.
+    lookahead: [s] also return a row when, at its current rate, the gap would
+        fall below the band within this time (gap + lookahead * min(0, ġ) <
+        band); set it to the step dt for a solver that treats rows ahead of
+        contact speculatively (next gap >= 0), 0 for one that only handles
+        touching or violated rows.
+    Raises ValueError (from ``config.check_model``) naming a bad group.
+    """
+
+    name = "range_of_motion"
+
+    def __init__(
+        self, model: RobotModel, config: RangeOfMotionConfig, activation_band: float = 1e-4, lookahead: float = 0.0
+    ) -> None:
+        config.check_model(model)
+        self.model = model
+        self.config = config
+        self.activation_band = float(activation_band)
+        if lookahead < 0.0:
+            raise ValueError(f"lookahead must be >= 0 [s], got {lookahead}")
+        self.lookahead = float(lookahead)
+        self.groups = [BallJointKinematics(model, g) for g in config.ball_joints]
+        members = {j for g in config.ball_joints for j in g.joints}
+        stops = config.joint_stops
+        self._stop_joint: list[int] = []  # index into joint_names
+        if stops.enabled:
+            for j, name in enumerate(model.joint_names):
+                if stops.skip_ball_joint_members and name in members:
+                    continue
+                body = joint_body(model, name)
+                if int(model.joint_type[body]) not in (JointType.REVOLUTE, JointType.PRISMATIC):
+                    continue
+                if np.isfinite(model.limits.lower[j]) or np.isfinite(model.limits.upper[j]):
+                    self._stop_joint.append(j)
+        stop_bodies = [joint_body(model, model.joint_names[j]) for j in self._stop_joint]
+        self._stop_q = np.asarray(model.q_index)[stop_bodies].astype(np.int64) if stop_bodies else np.zeros(0, np.int64)
+        self._stop_v = np.asarray(model.v_index)[stop_bodies].astype(np.int64) if stop_bodies else np.zeros(0, np.int64)
+        self._stop_lower = np.asarray(model.limits.lower)[self._stop_joint] if stop_bodies else np.zeros(0)
+        self._stop_upper = np.asarray(model.limits.upper)[self._stop_joint] if stop_bodies else np.zeros(0)
+        self._base = 6 if model.floating_base else 0
+        self._last = OneSidedRows.empty(model.nv)
+        self._forces = np.zeros(0)
+
+    @property
+    def stop_joints(self) -> tuple[str, ...]:
+        """Joints whose URDF position limits are enforced as stops."""
+        return tuple(self.model.joint_names[j] for j in self._stop_joint)
+
+    def rows(self, q: np.ndarray, v: np.ndarray) -> OneSidedRows:
+        """Active limit rows at state (q (nq,), v (nv,)), see ``constraint_rows``.
+
+        Remembered for ``accept_forces`` / ``report``.
+        """
+        self._last = self.evaluate(q, v)
+        self._forces = np.zeros(self._last.count)
+        return self._last
+
+    def evaluate(self, q: np.ndarray, v: np.ndarray) -> OneSidedRows:
+        """The active rows at (q, v) without touching the reported state (e.g. for re-projection)."""
+        nv = self.model.nv
+        band = self.activation_band
+        jac, drift, viol, hard, stiff, damp, rest, names = [], [], [], [], [], [], [], []
+        stops = self.config.joint_stops.law
+        if self._stop_q.size:
+            qs = q[self._stop_q]
+            rate = v[self._stop_v] * self.lookahead
+            up = self._stop_upper - qs  # gap of the upper stop; d/dt = -q̇
+            lo = qs - self._stop_lower
+            up_pred = up - np.maximum(rate, 0.0)
+            lo_pred = lo + np.minimum(rate, 0.0)
+            for i in np.flatnonzero((up_pred < band) | (lo_pred < band)):
+                jname = self.model.joint_names[self._stop_joint[i]]
+                for gap, pred, sign, label in ((up[i], up_pred[i], -1.0, "upper"), (lo[i], lo_pred[i], 1.0, "lower")):
+                    if pred < band:
+                        row = np.zeros(nv)
+                        row[self._stop_v[i]] = sign
+                        jac.append(row)
+                        drift.append(0.0)
+                        viol.append(-gap)
+                        names.append(f"{jname} {label}")
+                        hard.append(stops.hard)
+                        stiff.append(stops.stiffness)
+                        damp.append(stops.damping)
+                        rest.append(stops.restitution)
+        for kin in self.groups:
+            law = kin.group.law
+            for r in kin.rows_with_drift(q[kin.q_index], v[kin.v_index], band, self.lookahead):
+                row = np.zeros(nv)
+                row[kin.v_index] = r.row
+                jac.append(row)
+                drift.append(r.drift)
+                viol.append(-r.gap)
+                names.append(f"{kin.group.name} {r.kind}")
+                hard.append(law.hard)
+                stiff.append(law.stiffness)
+                damp.append(law.damping)
+                rest.append(law.restitution)
+        if not jac:
+            return OneSidedRows.empty(nv)
+        return OneSidedRows(
+            np.array(jac),
+            np.array(drift),
+            np.array(viol),
+            np.zeros(len(jac)),
+            np.array(hard, dtype=bool),
+            np.array(stiff),
+            np.array(damp),
+            np.array(rest),
+            tuple(names),
+        )
+
+    def accept_forces(self, forces: np.ndarray) -> None:
+        """Row forces λ [N m or N] of the rows from the last ``rows`` call, shape (k,)."""
+        forces = np.asarray(forces, dtype=float).reshape(-1)
+        if forces.size != self._last.count:
+            raise ValueError(f"{self.name}: got {forces.size} forces for {self._last.count} rows")
+        self._forces = forces.copy()
+
+    def report(self) -> LimitReport:
+        """Active limits and their torques after the last ``accept_forces``."""
+        rows = self._last
+        torque = rows.jacobian.T @ self._forces if rows.count else np.zeros(self.model.nv)
+        return LimitReport(rows.names, rows.violation.copy(), self._forces.copy(), torque[self._base :])

@@ -1,0 +1,452 @@
+"""The fixed-step simulator: state (q, v, t) and ``step(tau)`` (seed 000, 4.9; DESIGN.md).
+
+One step at (q, v):
+ 1. kinematics, M and b of the model (one numba call, dynamics.DynamicsWorkspace);
+ 2. detection of collision shapes against the environment; points moving away
+    faster than ``thresholds.separating`` are dropped; classification point /
+    line / surface and virtual-link frames (4.2, Table 1);
+ 3. if a contact (or a hard provider row) approaches faster than
+    ``thresholds.impact``: impulses by Eq. 18-19 with restitution Eq. 15
+    (normal -e v_n above ``thresholds.bounce``, else 0; tangential 0 when
+    sticking), checked as in 4.6; the velocity jumps to v+;
+ 4. the solve of Eq. 20a/20b for accelerations and contact wrenches with the
+    validity checks of 4.4-4.5 (at most ``max_rounds`` solves);
+ 5. semi-implicit Euler: v' = v+ + a dt, q' = q ⊕ v' dt.
+A failed step raises ``SimulationError`` and leaves the state unchanged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import NamedTuple, Sequence
+
+import numpy as np
+
+from humanoid_sim.balance.zmp import ZmpReport, zmp_report
+from humanoid_sim.contact.constrained_solve import SimulationError, factor_mass_matrix, mass_solve
+from humanoid_sim.contact.kernels import all_finite
+from humanoid_sim.contact.constraint_rows import ConstraintProvider, OneSidedRows
+from humanoid_sim.contact.contact_solver import (
+    ActiveContact,
+    ContactMemory,
+    Gains,
+    HardRows,
+    Thresholds,
+    solve_with_checks,
+)
+from humanoid_sim.contact.detection import ContactDetector, ContactPatch
+from humanoid_sim.contact.environment import Environment, Material
+from humanoid_sim.contact.virtual_link import ContactKind, classify_patch
+from humanoid_sim.dynamics.kernels import integrate_nb
+from humanoid_sim.dynamics.kinematic_tree import kinematic_tree
+from humanoid_sim.dynamics.workspace import DynamicsWorkspace
+from humanoid_sim.model.robot_model import RobotModel
+from humanoid_sim.simulator.initial_pose import DEFAULT_POSES_FILE, InitialPose, load_initial_poses, pose_configuration
+
+__all__ = ["ContactReport", "SimulationError", "Simulator", "SimulatorConfig", "StepResult"]
+
+
+@dataclass(frozen=True)
+class SimulatorConfig:
+    """dt: step [s]. environment: ground and static boxes. gravity: world gravity [m/s^2],
+    shape (3,), None = the model's. contact_tolerance: detection band [m].
+    max_rounds: solves per validity loop (seed 000 4.4: at most 3).
+    correction_steps: penetration/drift errors decay critically damped over this many steps.
+    thresholds: velocity thresholds of separation, impact and bounce [m/s]."""
+
+    dt: float = 1e-3
+    environment: Environment = field(default_factory=Environment)
+    gravity: np.ndarray | None = None
+    contact_tolerance: float = 2e-4
+    max_rounds: int = 3
+    correction_steps: float = 4.0
+    thresholds: Thresholds = Thresholds()
+
+    def __post_init__(self) -> None:
+        if not (np.isfinite(self.dt) and self.dt > 0):
+            raise ValueError(f"SimulatorConfig.dt = {self.dt!r}: must be finite and > 0 [s]")
+        if self.max_rounds < 1:
+            raise ValueError(f"SimulatorConfig.max_rounds = {self.max_rounds}: must be >= 1")
+        if not self.correction_steps >= 1.0:
+            raise ValueError(f"SimulatorConfig.correction_steps = {self.correction_steps}: must be >= 1")
+        if self.gravity is not None:
+            g = np.asarray(self.gravity, dtype=float)
+            if g.shape != (3,) or not np.all(np.isfinite(g)):
+                raise ValueError(f"SimulatorConfig.gravity must be 3 finite numbers, got {self.gravity!r}")
+
+
+class ContactReport(NamedTuple):
+    """One contact after a step.
+
+    link: URDF link name of the body; body: its index; element: environment element name.
+    kind: POINT / LINE / SURFACE; sticking: no slip (else slipping with friction μ_d f_z);
+    spinning: rotating about the normal (Table 2).
+    points: contact points (world) [m], shape (m, 3).
+    origin: virtual-link origin (world) [m]; R_world_vl: its axes (3, 3) (z = normal).
+    wrench_local: (f, n) in the virtual-link frame at origin [N, N m], average over the step
+        (solved force + impulse / dt), shape (6,).
+    wrench_world: the same in world axes, moment about origin, shape (6,).
+    impulse_local: impulse of this step in the virtual-link frame [N s, N m s], shape (6,).
+    p_v: centre of pressure of Eq. 26 (world) [m], shape (3,), NaN when f_z = 0.
+    """
+
+    link: str
+    body: int
+    element: str
+    kind: ContactKind
+    sticking: bool
+    spinning: bool
+    points: np.ndarray
+    origin: np.ndarray
+    R_world_vl: np.ndarray
+    wrench_local: np.ndarray
+    wrench_world: np.ndarray
+    impulse_local: np.ndarray
+    p_v: np.ndarray
+
+
+class StepResult(NamedTuple):
+    """t: time after the step [s]; q (nq,), v (nv,): the new state;
+    tau_applied: joint torques after clamping to effort limits [N m or N], shape (nj,);
+    contacts: ContactReport per contact; zmp: ZmpReport of the ground contacts;
+    rounds: solves of the validity loop; validated: its last solve passed every check;
+    impulse: an impulse phase ran this step; max_penetration: deepest point [m] (>= 0);
+    constraint_forces: per provider, lambda per row it returned [N m or N]."""
+
+    t: float
+    q: np.ndarray
+    v: np.ndarray
+    tau_applied: np.ndarray
+    contacts: tuple[ContactReport, ...]
+    zmp: ZmpReport
+    rounds: int
+    validated: bool
+    impulse: bool
+    max_penetration: float
+    constraint_forces: tuple[np.ndarray, ...]
+
+
+class Simulator:
+    """A deterministic fixed-step simulator of one model in one environment."""
+
+    def __init__(
+        self,
+        model: RobotModel,
+        config: SimulatorConfig | None = None,
+        providers: Sequence[ConstraintProvider] = (),
+        poses: dict[str, InitialPose] | None = None,
+    ) -> None:
+        self.config = config = config or SimulatorConfig()
+        if config.gravity is not None:
+            model = dataclasses.replace(model, gravity=np.asarray(config.gravity, dtype=float).copy())
+        self.model = model
+        self.providers = tuple(providers)
+        self.ws = DynamicsWorkspace(model)
+        self._tree = kinematic_tree(model)
+        self.detector = ContactDetector(model, config.environment, config.contact_tolerance)
+        env = config.environment
+        self._materials: list[Material] = ([env.ground.material] if env.ground else []) + [b.material for b in env.boxes]
+        self._element_names = env.element_names()
+        self._ground_element = 0 if env.ground is not None else -1
+        self.gains = Gains.critically_damped(config.dt, config.correction_steps)
+        self._correction_rate = 2.0 * self.gains.kd  # [1/s]
+        self._floating = model.floating_base
+        self._tau_full = np.zeros(model.nv)
+        self._L = np.zeros((model.nv, model.nv))
+        self._zero_nv = np.zeros(model.nv)
+        self._effort_lo = -model.limits.effort
+        self._zero_nv.setflags(write=False)
+        z = np.zeros(0)
+        self._no_hard_rows = HardRows(np.zeros((0, model.nv)), z, z, z, z)
+        if poses is None:
+            try:
+                poses = load_initial_poses(DEFAULT_POSES_FILE, model.name)
+            except FileNotFoundError:
+                poses = {}
+        self.poses = dict(poses)
+        self._memory: dict[tuple[int, int, int], ContactMemory] = {}
+        self._q = np.zeros(model.nq)
+        self._v = np.zeros(model.nv)
+        self._t = 0.0
+        from humanoid_sim.model.configuration import neutral_configuration
+
+        self.set_state(neutral_configuration(model), np.zeros(model.nv))
+
+    # ------------------------------------------------------------------ state
+    @property
+    def q(self) -> np.ndarray:
+        return self._q.copy()
+
+    @property
+    def v(self) -> np.ndarray:
+        return self._v.copy()
+
+    @property
+    def t(self) -> float:
+        return self._t
+
+    def set_state(self, q: np.ndarray, v: np.ndarray, t: float = 0.0) -> None:
+        """Set q (nq,), v (nv,) and time [s]; forgets contact memory."""
+        q = np.asarray(q, dtype=float)
+        v = np.asarray(v, dtype=float)
+        if q.shape != (self.model.nq,) or v.shape != (self.model.nv,):
+            raise ValueError(f"state shapes q {q.shape}, v {v.shape}; expected ({self.model.nq},), ({self.model.nv},)")
+        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(v))):
+            raise ValueError("state has non-finite entries")
+        self._q = q.copy()
+        if self._floating:
+            self._q[3:7] /= np.linalg.norm(self._q[3:7])
+        self._v = v.copy()
+        self._t = float(t)
+        self._memory = {}
+
+    def reset(self, pose: str = "stand") -> np.ndarray:
+        """Reset to a named initial pose at rest (t = 0); returns q. Raises KeyError listing poses."""
+        if pose not in self.poses:
+            raise KeyError(f"unknown initial pose {pose!r}; valid poses: {', '.join(sorted(self.poses)) or '(none)'}")
+        q = pose_configuration(self.model, self.poses[pose], self.config.environment)
+        self.set_state(q, np.zeros(self.model.nv))
+        return q.copy()
+
+    # ------------------------------------------------------------------ step
+    def step(self, tau: np.ndarray | None = None, external_force: np.ndarray | None = None) -> StepResult:
+        """Advance one step dt with joint torques tau (nj,) [N m or N] (None = zero).
+
+        external_force: optional generalized force (nv,) added to τ_G, e.g. J^T F of a push
+        F at a point (J from dynamics.point_jacobian) [N, N m]; not clamped.
+        """
+        model, ws, cfg = self.model, self.ws, self.config
+        dt, thr = cfg.dt, cfg.thresholds
+        q, v = self._q, self._v
+        nj = model.nj
+        if tau is None:
+            tau_j = np.zeros(nj)
+        else:
+            tau_j = np.asarray(tau, dtype=float)
+            if tau_j.shape != (nj,):
+                raise ValueError(f"tau has shape {tau_j.shape}, expected ({nj},) in joint_names order")
+            if not all_finite(tau_j):
+                raise SimulationError("tau has non-finite entries")
+        tau_j = np.minimum(np.maximum(tau_j, self._effort_lo), model.limits.effort)  # clamp to effort limits
+
+        ws.update(q, v)
+        M_factor = factor_mass_matrix(ws.M, self._L)
+        patches = self.detector.detect(ws.R, ws.p)
+        contacts = self._contacts(patches)
+        rows = [p.rows(q, v) for p in self.providers]
+        for r in rows:
+            r.validate(model.nv)
+        hard, hard_map, soft_force = self._provider_rows(rows, v)
+
+        # 3. impulses (Eq. 18-19)
+        impulses: dict[tuple[int, int, int], np.ndarray] = {}
+        hard_impulse = np.zeros(len(hard.drift))
+        v_plus = v
+        approaching = any(c.vel[2] < -thr.impact for c in contacts)
+        hv = hard.jacobian @ v
+        approaching |= bool(len(hv) and hv.min() < -thr.impact)
+        impulse_ran = False
+        if approaching:
+            impulse_ran = True
+
+            def rhs_impulse(c, comps):
+                if c is None:
+                    return np.where(hv[comps] < -thr.bounce, -hard.restitution[comps] * hv[comps], 0.0)
+                out = np.zeros(len(comps))
+                vz = c.vel[2]
+                if vz < -thr.bounce:  # Eq. 15: only the normal direction bounces
+                    out[0] = -c.material.restitution * vz
+                return out
+
+            rep = solve_with_checks(
+                contacts, hard, self._hard_active(hard, hv), M_factor, v, rhs_impulse,
+                lambda c, x: c.G[:2] @ x, ws, self.gains, cfg.max_rounds,
+            )  # fmt: skip
+            v_plus = rep.x
+            hard_impulse = rep.hard_lambda
+            for c in contacts:
+                if not c.released:
+                    impulses[c.area.patch.key] = c.lam.copy()
+            ws.update(q, v_plus)
+            before = contacts
+            contacts = self._contacts(patches)
+            kept = {c.area.patch.key for c in contacts}
+            for c in before:  # bounced off: reported with its impulse only
+                if c.area.patch.key in impulses and c.area.patch.key not in kept:
+                    c.released = True
+                    contacts.append(c)
+            hv = hard.jacobian @ v_plus
+
+        # 4. accelerations and wrenches (Eq. 20a, 20b)
+        tau_full = self._tau_full
+        tau_full[:] = 0.0
+        tau_full[model.nv - nj :] = tau_j
+        tau_full += soft_force
+        if external_force is not None:
+            ext = np.asarray(external_force, dtype=float)
+            if ext.shape != (model.nv,) or not all_finite(ext):
+                raise ValueError(f"external_force must be finite with shape ({model.nv},), got {ext.shape}")
+            tau_full += ext
+        a0 = mass_solve(M_factor, tau_full - ws.b)
+        for c in contacts:
+            c.set_desired(self.gains)
+        kp, kd = self.gains
+        hard_rhs = hard.desired_acceleration + kp * hard.violation - kd * hv - hard.drift if len(hv) else hv
+
+        def rhs_accel(c, comps):
+            if c is None:
+                return hard_rhs[comps]
+            idx = list(comps)
+            return c.desired[idx] - c.drift[idx]
+
+        def next_vt(c, a):
+            return c.vel[:2] + dt * (c.G[:2] @ a + c.drift[:2])
+
+        rep = solve_with_checks(
+            contacts, hard, self._hard_active(hard, hv), M_factor, a0, rhs_accel, next_vt, ws, self.gains, cfg.max_rounds
+        )
+        a = rep.x
+        v_next = v_plus + dt * a
+        q_next = np.empty(model.nq)
+        t = self._tree
+        integrate_nb(t.joint_type, t.q_index, t.v_index, q, v_next, dt, q_next)
+        if not (all_finite(q_next) and all_finite(v_next)):
+            raise SimulationError(f"step at t = {self._t:.6f} s produced a non-finite state")
+
+        # reports, memory, commit
+        reports, memory, max_pen = self._reports(contacts, impulses, dt)
+        zmp = self._zmp(reports)
+        forces = self._provider_forces(rows, hard_map, rep.hard_lambda + hard_impulse / dt, soft_force, v_next)
+        self._memory = memory
+        self._q, self._v, self._t = q_next, v_next, self._t + dt
+        for p, f in zip(self.providers, forces):
+            p.accept_forces(f)
+        return StepResult(
+            self._t, q_next.copy(), v_next.copy(), tau_j, tuple(reports), zmp, rep.rounds, rep.validated,
+            impulse_ran, max_pen, tuple(forces),
+        )  # fmt: skip
+
+    # ------------------------------------------------------------- helpers
+    def _hard_active(self, hard: HardRows, hv: np.ndarray) -> np.ndarray:
+        """Hard rows in the solve: not separating faster than the correction of Eq. 20b drives them."""
+        if not len(hv):
+            return np.zeros(0, dtype=bool)
+        return hv < self.config.thresholds.separating + self._correction_rate * np.maximum(0.0, hard.violation)
+
+    def _contacts(self, patches: list[ContactPatch]) -> list[ActiveContact]:
+        """Active contacts at the workspace state: separating points dropped, areas classified."""
+        ws, sep = self.ws, self.config.thresholds.separating
+        out = []
+        for patch in patches:
+            V = ws.V[patch.body]
+            # normal velocity of each point: (v_O + w x p) . n = v_O . n + p . (n x w)
+            n = patch.normal
+            w = V[3:]
+            nxw = np.array([n[1] * w[2] - n[2] * w[1], n[2] * w[0] - n[0] * w[2], n[0] * w[1] - n[1] * w[0]])
+            vn = V[:3] @ n + patch.points @ nxw
+            # a penetrating point moving out no faster than the correction of Eq. 20b
+            # drives it (about 2 w |gap|) is being corrected, not separating
+            keep = vn <= sep + self._correction_rate * np.maximum(0.0, -patch.gap)
+            nkeep = int(np.count_nonzero(keep))
+            if nkeep == 0:
+                continue
+            if nkeep < len(keep):
+                patch = patch._replace(points=patch.points[keep], local=patch.local[keep], gap=patch.gap[keep])
+            area = classify_patch(patch)
+            out.append(ActiveContact(area, self._materials[patch.element], ws, self._memory.get(patch.key)))
+        return out
+
+    def _provider_rows(self, rows: list[OneSidedRows], v: np.ndarray):
+        nv = self.model.nv
+        if not rows:
+            return self._no_hard_rows, [], self._zero_nv
+        soft_force = np.zeros(nv)
+        hard_map = []
+        J, d, viol, des, e = [], [], [], [], []
+        count = 0
+        for r in rows:
+            idx = np.nonzero(r.hard)[0]
+            hard_map.append((count, idx))
+            count += len(idx)
+            J.append(r.jacobian[idx])
+            d.append(r.drift[idx])
+            viol.append(r.violation[idx])
+            des.append(r.desired_acceleration[idx])
+            e.append(r.restitution[idx])
+            soft = ~r.hard
+            if np.any(soft):
+                lam = np.maximum(0.0, r.stiffness[soft] * r.violation[soft] - r.damping[soft] * (r.jacobian[soft] @ v))
+                soft_force += r.jacobian[soft].T @ lam  # seed 003 Eq. 3.36-3.38 as a known force
+        if count == 0:
+            z = np.zeros(0)
+            return HardRows(np.zeros((0, nv)), z, z, z, z), hard_map, soft_force
+        hard = HardRows(np.concatenate(J), np.concatenate(d), np.concatenate(viol), np.concatenate(des), np.concatenate(e))
+        return hard, hard_map, soft_force
+
+    def _provider_forces(self, rows, hard_map, hard_lambda, soft_force, v_next) -> list[np.ndarray]:
+        out = []
+        for r, (start, idx) in zip(rows, hard_map):
+            f = np.zeros(r.count)
+            f[idx] = hard_lambda[start : start + len(idx)]
+            soft = ~r.hard
+            if np.any(soft):
+                f[soft] = np.maximum(0.0, r.stiffness[soft] * r.violation[soft] - r.damping[soft] * (r.jacobian[soft] @ self._v))
+            out.append(f)
+        return out
+
+    def _reports(self, contacts: list[ActiveContact], impulses, dt: float):
+        reports = []
+        memory: dict[tuple[int, int, int], ContactMemory] = {}
+        max_pen = 0.0
+        names = self.model.body_names
+        for c in contacts:
+            key = c.area.patch.key
+            imp = impulses.get(key)
+            if imp is None:
+                if c.released:
+                    continue
+                imp = np.zeros(6)
+                w = c.lam.copy()
+            else:
+                w = (c.lam if not c.released else np.zeros(6)) + imp / dt
+            max_pen = max(max_pen, -float(c.area.gap.min()))
+            R = c.area.R_world_vl
+            ww = np.empty(6)
+            ww[:3] = R @ w[:3]
+            ww[3:] = R @ w[3:]
+            if w[2] > 0:
+                pv = c.area.origin + R[:, 0] * (-w[4] / w[2]) + R[:, 1] * (w[3] / w[2])
+            else:
+                pv = np.full(3, np.nan)
+            reports.append(
+                ContactReport(
+                    names[c.body], c.body, self._element_names[c.area.patch.element], c.area.kind,
+                    bool(c.sticking), c.spin != 0.0, c.area.points_world, c.area.origin.copy(), R.copy(),
+                    w, ww, imp, pv,
+                )  # fmt: skip
+            )
+            if c.released:
+                continue
+            if c.sticking:
+                keep = c.memory is not None and c.memory.sticking and c.spin == 0.0
+                if keep:
+                    memory[key] = c.memory
+                else:
+                    memory[key] = ContactMemory(True, c.R_body, c.p_body, np.zeros(3))
+            else:
+                s = R[:, :2] @ c.slip_dir
+                memory[key] = ContactMemory(False, c.R_body, c.p_body, s)
+        return reports, memory, max_pen
+
+    def _zmp(self, reports: list[ContactReport]) -> ZmpReport:
+        g = self._ground_element
+        height = self.config.environment.ground.height if g >= 0 else 0.0
+        ground = [r for r in reports if g >= 0 and r.element == self._element_names[g]]
+        if not ground:
+            return zmp_report(np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 2)), height)
+        F = np.array([r.wrench_world[:3] for r in ground])
+        N = np.array([r.wrench_world[3:] for r in ground])
+        O = np.array([r.origin for r in ground])
+        pts = np.concatenate([r.points[:, :2] for r in ground])
+        return zmp_report(F, O, N, pts, height)

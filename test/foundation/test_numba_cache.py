@@ -1,0 +1,26 @@
+"""The kernel cache directory follows the kernels' sources."""
+
+from pathlib import Path
+
+from humanoid_sim.numba_cache import kernel_sources_digest
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_digest_changes_when_any_kernel_file_changes(tmp_path):
+    write(tmp_path / "a" / "kernels.py", "import numba\nX = 1\n")
+    write(tmp_path / "b" / "kernels.py", "from numba import njit\nY = 2\n")
+    before = kernel_sources_digest(tmp_path)
+    write(tmp_path / "b" / "kernels.py", "from numba import njit\nY = 3\n")
+    assert kernel_sources_digest(tmp_path) != before
+
+
+def test_digest_ignores_files_without_kernels(tmp_path):
+    write(tmp_path / "kernels.py", "import numba\n")
+    write(tmp_path / "node.py", "print('hello')\n")
+    before = kernel_sources_digest(tmp_path)
+    write(tmp_path / "node.py", "print('changed')\n")
+    assert kernel_sources_digest(tmp_path) == before

@@ -1,0 +1,153 @@
+"""Simulator contract: poses, determinism, clamping, failures, momentum, provider rows."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from humanoid_sim.contact.constraint_rows import ConstraintProvider, OneSidedRows
+from humanoid_sim.contact.environment import Environment
+from humanoid_sim.dynamics.kinematics import frame_placement
+from humanoid_sim.dynamics.workspace import DynamicsWorkspace
+from humanoid_sim.model import load_urdf
+from humanoid_sim.model.urdf_builder import chain_urdf
+from humanoid_sim.simulator.simulator import SimulationError, Simulator, SimulatorConfig
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def humanoid():
+    return load_urdf(REPO / "urdf" / "humanoid.urdf")
+
+
+def test_stand_pose_puts_flat_soles_exactly_on_the_ground(humanoid):
+    sim = Simulator(humanoid)
+    q = sim.reset("stand")
+    assert np.all(sim.v == 0) and sim.t == 0.0
+    for sole in ("l_sole", "r_sole"):
+        X = frame_placement(humanoid, q, sole)
+        assert abs(X[2, 3]) < 1e-12  # sole centre at ground height
+        assert X[2, 2] == pytest.approx(1.0, abs=1e-12)  # flat
+    knee = q[7 + humanoid.joint_index("l_knee")]
+    assert knee > 0.1  # knees slightly bent
+    with pytest.raises(KeyError, match="valid poses: .*stand"):
+        sim.reset("handstand")
+
+
+def test_same_inputs_give_the_same_bits(humanoid, rng):
+    taus = rng.uniform(-20, 20, size=(150, humanoid.nj))
+    runs = []
+    for _ in range(2):
+        sim = Simulator(humanoid)
+        sim.reset("stand")
+        runs.append(np.array([np.concatenate([r.q, r.v]) for r in (sim.step(t) for t in taus)]))
+    assert np.array_equal(runs[0], runs[1])
+
+
+def test_torques_are_clamped_to_effort_limits(humanoid):
+    sim = Simulator(humanoid)
+    sim.reset("stand")
+    tau = np.full(humanoid.nj, 1e5)
+    tau[3] = -1e5
+    r = sim.step(tau)
+    eff = humanoid.limits.effort
+    assert np.array_equal(r.tau_applied[:3], eff[:3]) and r.tau_applied[3] == -eff[3]
+
+
+def test_a_failed_step_raises_and_leaves_the_state_unchanged(humanoid):
+    sim = Simulator(humanoid)
+    sim.reset("stand")
+    sim.step(np.zeros(humanoid.nj))
+    q, v, t = sim.q, sim.v, sim.t
+    tau = np.zeros(humanoid.nj)
+    tau[0] = np.nan
+    with pytest.raises(SimulationError, match="non-finite"):
+        sim.step(tau)
+    with pytest.raises(ValueError, match="expected"):
+        sim.step(np.zeros(3))
+    assert np.array_equal(sim.q, q) and np.array_equal(sim.v, v) and sim.t == t
+
+
+def _spatial_momentum(model, q, v) -> np.ndarray:
+    ws = DynamicsWorkspace(model)
+    ws.update(q, v)
+    return np.einsum("bij,bj->i", ws.Iw, ws.V)  # (P, L about the world origin)
+
+
+def test_free_flight_conserves_momentum_under_internal_torques(humanoid, rng):
+    cfg = SimulatorConfig(dt=5e-4, environment=Environment(ground=None), gravity=np.zeros(3))
+    sim = Simulator(humanoid, cfg)
+    q = sim.reset("stand")
+    q[2] += 5.0
+    v = rng.uniform(-0.5, 0.5, humanoid.nv)
+    sim.set_state(q, v)
+    h0 = _spatial_momentum(sim.model, q, v)
+    for _ in range(1000):
+        r = sim.step(rng.uniform(-5, 5, humanoid.nj))
+        assert not r.contacts
+    h1 = _spatial_momentum(sim.model, r.q, r.v)
+    assert np.allclose(h1, h0, atol=2e-3 * np.linalg.norm(h0))
+
+
+def test_free_fall_gains_linear_momentum_m_g_t(humanoid):
+    sim = Simulator(humanoid, SimulatorConfig(environment=Environment(ground=None)))
+    q = sim.reset("stand")
+    for _ in range(200):
+        r = sim.step()
+    P = _spatial_momentum(humanoid, r.q, r.v)[:3]
+    assert np.allclose(P, humanoid.total_mass * humanoid.gravity * r.t, rtol=1e-9, atol=1e-9)
+    del q
+
+
+class UpperStop:
+    """A test provider: joint 0 of a fixed-base pendulum may not exceed `upper` (hard or soft)."""
+
+    name = "upper_stop"
+
+    def __init__(self, nv, upper, hard=True, stiffness=0.0, damping=0.0):
+        self.nv, self.upper, self.hard = nv, upper, hard
+        self.stiffness, self.damping = stiffness, damping
+        self.forces = None
+
+    def rows(self, q, v):
+        viol = q[0] - self.upper
+        if viol < -1e-3:
+            return OneSidedRows.empty(self.nv)
+        J = np.zeros((1, self.nv))
+        J[0, 0] = -1.0  # gap = upper - q
+        z = np.zeros(1)
+        return OneSidedRows(J, z, np.array([viol]), z, np.array([self.hard]), np.array([self.stiffness]),
+                            np.array([self.damping]), z, ("joint1 upper",))  # fmt: skip
+
+    def accept_forces(self, forces):
+        self.forces = forces
+
+
+def test_hard_provider_row_holds_a_joint_at_its_stop_with_the_right_force():
+    model = load_urdf(chain_urdf(1))
+    stop = UpperStop(model.nv, upper=0.3)
+    assert isinstance(stop, ConstraintProvider)
+    cfg = SimulatorConfig(environment=Environment(ground=None), gravity=np.zeros(3))
+    sim = Simulator(model, cfg, providers=[stop])
+    tau = np.array([5.0])  # pushes towards +q
+    for _ in range(2000):
+        r = sim.step(tau)
+    assert abs(r.q[0] - 0.3) < 1e-4
+    assert stop.forces[0] == pytest.approx(5.0, rel=1e-6)  # the stop balances the drive
+    # pulled away, it is released (zero force) and the joint leaves the stop
+    for _ in range(200):
+        r = sim.step(-tau)
+    assert r.q[0] < 0.29 and (stop.forces is None or np.all(stop.forces == 0) or len(stop.forces) == 0)
+
+
+def test_soft_provider_row_yields_in_proportion_to_the_load():
+    model = load_urdf(chain_urdf(1))
+    k = 500.0
+    stop = UpperStop(model.nv, upper=0.3, hard=False, stiffness=k, damping=20.0)
+    cfg = SimulatorConfig(environment=Environment(ground=None), gravity=np.zeros(3))
+    sim = Simulator(model, cfg, providers=[stop])
+    for _ in range(4000):
+        r = sim.step(np.array([5.0]))
+    assert r.q[0] - 0.3 == pytest.approx(5.0 / k, rel=1e-3)
+    assert stop.forces[0] == pytest.approx(5.0, rel=1e-3)
