@@ -33,7 +33,9 @@ setup(
     license="Apache-2.0",
     entry_points={
         "console_scripts": [
+            "sim_node = humanoid_sim.ros.sim_node:main",
             "smoke_publisher = humanoid_sim.ros.smoke_publisher_node:main",
+            "walking_controller = humanoid_sim.ros.walking_controller_node:main",
         ],
     },
 )

@@ -1,11 +1,16 @@
 """Cost of one full simulator step of the bundled humanoid in double support, vs MuJoCo.
 
 Both simulators run the same standing scene (bundled humanoid, "stand" pose, flat
-ground, dt = 1 ms) under the same holding controller: a constant contact-consistent
-gravity compensation computed at the initial pose plus a joint PD (gains scaled by
-each joint's effective inertia). Printed: median and mean step cost [µs], real-time
-factor, ratio to MuJoCo, foot slip [m] and worst penetration [m] after the run, and
-a profile of where our step spends its time.
+ground, dt = 1 ms) under the same holding controller (``holding_controller``: constant
+contact-consistent static torques at the initial pose plus a joint PD whose gains hold
+the whole-body toppling mode). The MuJoCo model is the same URDF (masses and inertias
+as ours: 69 kg), a free joint for the floating base, the same collision shapes (the
+feet are boxes), a ground plane, timestep 1 ms and otherwise MuJoCo's defaults (Euler,
+Newton solver, pyramidal cone, default solref/solimp); robot geoms touch only the
+ground (no self-collision, as in ours). Printed: median and mean step cost [µs],
+real-time factor, the cost with the range-of-motion provider active, ratio to MuJoCo,
+foot slip [m] and worst penetration [m] of both after the run, and a profile of where
+our step spends its time.
 
 Usage: python bench/step.py [seconds=10] [--no-profile]
 """
@@ -29,6 +34,7 @@ sys.path.insert(0, str(REPO))
 
 from humanoid_sim.dynamics.kinematics import frame_jacobian, frame_placement  # noqa: E402
 from humanoid_sim.dynamics.rigid_body_dynamics import gravity_forces, mass_matrix  # noqa: E402
+from humanoid_sim.limits import RangeOfMotionProvider, load_range_of_motion  # noqa: E402
 from humanoid_sim.model import load_urdf  # noqa: E402
 from humanoid_sim.simulator.simulator import Simulator, SimulatorConfig  # noqa: E402
 
@@ -37,15 +43,48 @@ FEET = ("l_sole", "r_sole")
 DT = 1e-3
 
 
-def holding_controller(model, q0):
-    """tau(q_joints, v_joints): constant static-equilibrium torques at q0 plus a joint PD."""
+def holding_controller(model, q0, w: float = 30.0):
+    """tau(q_joints, v_joints): constant contact-consistent static torques at q0 plus a joint PD.
+
+    The static torques solve M-free statics with both soles as 6-D contacts (least squares).
+    PD gains: kp = w^2 m_eff + 2 k_g, kd = 2 w m_eff + 0.05 s * k_g, with m_eff the inertia of
+    the joint with both feet held (1 / diag of the contact-constrained mobility) and k_g the
+    toppling stiffness m g l of the load the joint carries (for a leg joint the rest of the
+    body, else its subtree; l = distance of the load's COM from the joint). Without k_g the
+    whole-body pitch mode is not held (a multi-link inverted pendulum): a simulator with any
+    contact compliance (MuJoCo) falls over after ~3 s; an exactly rigid one stays at the
+    unstable equilibrium.
+    """
+    from humanoid_sim.dynamics.workspace import DynamicsWorkspace
+    from humanoid_sim.limits.range_config import joint_body
+
     nj = model.nj
     J = np.vstack([frame_jacobian(model, q0, f) for f in FEET])
     A = np.hstack([np.vstack([np.zeros((6, nj)), np.eye(nj)]), J.T])
     hold = np.linalg.lstsq(A, gravity_forces(model, q0), rcond=None)[0][:nj]
-    m_eff = 1.0 / np.diag(np.linalg.inv(mass_matrix(model, q0)))[6:]
-    w = 30.0
-    kp, kd = w * w * m_eff, 2 * w * m_eff
+    Minv = np.linalg.inv(mass_matrix(model, q0))
+    Y = Minv @ J.T
+    m_eff = 1.0 / np.diag(Minv - Y @ np.linalg.solve(J @ Y, Y.T))[6:]
+    ws = DynamicsWorkspace(model)
+    ws.update(q0, np.zeros(model.nv))
+    mass, parent = np.asarray(model.mass, dtype=float), np.asarray(model.parent)
+    sub_m = mass.copy()
+    sub_c = mass[:, None] * (np.einsum("bij,bj->bi", ws.R, np.asarray(model.com)) + ws.p)
+    foot_bodies = {model.frame(f).body for f in FEET}
+    has_foot = np.array([i in foot_bodies for i in range(len(mass))])
+    for i in range(len(mass) - 1, 0, -1):
+        sub_m[parent[i]] += sub_m[i]
+        sub_c[parent[i]] += sub_c[i]
+        has_foot[parent[i]] |= has_foot[i]
+    g = float(np.linalg.norm(model.gravity))
+    k_g = np.zeros(nj)
+    for j, name in enumerate(model.joint_names):
+        b = joint_body(model, name)
+        m_load, c_load = (sub_m[0] - sub_m[b], sub_c[0] - sub_c[b]) if has_foot[b] else (sub_m[b], sub_c[b])
+        if m_load > 0:
+            k_g[j] = m_load * g * float(np.linalg.norm(c_load / m_load - ws.p[b]))
+    kp = w * w * m_eff + 2.0 * k_g
+    kd = 2.0 * w * m_eff + 0.05 * k_g
     qj0 = q0[7:].copy()
     eff = model.limits.effort
 
@@ -55,9 +94,13 @@ def holding_controller(model, q0):
     return tau
 
 
-def run_ours(seconds: float):
+def run_ours(seconds: float, with_limits: bool = False):
+    """Our standing run; with_limits: the range-of-motion provider active (as in the node)."""
     model = load_urdf(URDF)
-    sim = Simulator(model, SimulatorConfig(dt=DT))
+    providers = []
+    if with_limits:
+        providers = [RangeOfMotionProvider(model, load_range_of_motion(REPO / "config" / "range_of_motion.yaml"))]
+    sim = Simulator(model, SimulatorConfig(dt=DT), providers=providers)
     q0 = sim.reset("stand")
     ctrl = holding_controller(model, q0)
     sole0 = [frame_placement(model, q0, f)[:3, 3] for f in FEET]
@@ -158,7 +201,12 @@ def main() -> None:
     print(f"humanoid_sim: {sim.model.nv} dof, double support, dt = {DT * 1e3:.1f} ms, {seconds:g} s simulated")
     med = np.median(ours) * 1e6
     print(f"  step cost median {med:8.1f} µs, mean {ours.mean() * 1e6:8.1f} µs, real-time factor {DT / np.median(ours):6.2f}")
-    print(f"  foot slip {slip:.3e} m, max penetration {pen:.3e} m")
+    print(f"  foot slip {slip:.3e} m, max penetration {pen:.3e} m after {seconds:g} s")
+    lim, lslip, lpen, _, _ = run_ours(min(seconds, 2.0), with_limits=True)
+    print(
+        f"  with the range-of-motion provider: step cost median {np.median(lim) * 1e6:8.1f} µs, "
+        f"mean {lim.mean() * 1e6:8.1f} µs (slip {lslip:.3e} m, penetration {lpen:.3e} m)"
+    )
     try:
         mj, mslip, mpen = run_mujoco(seconds, sim.model, sim.reset("stand"), ctrl)
     except ImportError:
@@ -167,8 +215,8 @@ def main() -> None:
     mmed = np.median(mj) * 1e6
     print(f"MuJoCo {__import__('mujoco').__version__}: same scene and controller")
     print(f"  step cost median {mmed:8.1f} µs, mean {mj.mean() * 1e6:8.1f} µs, real-time factor {DT / np.median(mj):6.2f}")
-    print(f"  foot slip {mslip:.3e} m, max penetration {mpen:.3e} m")
-    print(f"ratio humanoid_sim / MuJoCo (median step): {med / mmed:.1f}")
+    print(f"  foot slip {mslip:.3e} m, max penetration {mpen:.3e} m after {seconds:g} s")
+    print(f"ratio humanoid_sim / MuJoCo (median step): {med / mmed:.2f}")
     if "--no-profile" not in sys.argv:
         print("\nwhere our step spends its time (cProfile, 500 steps, sorted by own time):")
         print(profile_ours(sim, ctrl))

@@ -86,6 +86,12 @@ if [ "$(cat "$PKG_STAMP" 2>/dev/null)" != "$pkg_hash" ]; then
   log "installing humanoid_sim into the venv"
   "${PIP[@]}" --no-deps --no-build-isolation . >/dev/null
   rm -rf "$ROOT/build/lib" "$ROOT/build/bdist."* "$ROOT"/*.egg-info
+  # pip puts console scripts in bin/; ros2 run and launch_ros look in lib/<package>/.
+  mkdir -p "$VENV/lib/humanoid_sim"
+  for exe in $("$VENV/bin/python" -c 'from importlib.metadata import entry_points
+print(" ".join(e.name for e in entry_points(group="console_scripts") if e.value.startswith("humanoid_sim.")))'); do
+    ln -sfn "$VENV/bin/$exe" "$VENV/lib/humanoid_sim/$exe"
+  done
   echo "$pkg_hash" > "$PKG_STAMP"
 fi
 log "ready: source scripts/env.sh to use $VENV"

@@ -549,17 +549,46 @@ def zmp_nb(forces, origins, moments, points, height):
 
 @njit(cache=True)
 def schur_solve_nb(L, H, H_hat, rhs, base, symmetric, x_out, lam_out) -> int:
-    """Eq. 20/21 by the Schur complement: Y = A^-1 Ĥ^T (A = L L^T), B = H Y,
-    B λ = rhs - H base, x = base + Y λ. Returns 0 on success, 1 when B is (nearly)
-    singular or the LU path is needed (the caller then falls back), 2 when not finite."""
-    nv = H.shape[1]
-    k = H.shape[0]
-    Y = np.ascontiguousarray(H_hat.T).copy()
-    cho_solve_into(L, Y)
-    B = H @ Y
-    r = rhs - H @ base
+    """Eq. 20/21 by the Schur complement for Ĥ = H (symmetric): with A = L L^T and
+    Z = L^-1 H^T, B = H A^-1 H^T = Z^T Z, B λ = rhs - H base, x = base + L^-T (Z λ).
+    Only triangular solves (A^-1 is never formed); zeros of L and Z (rows of the point
+    Jacobians vanish off the body's branch) are skipped.
+    Returns 0 on success, 1 when Ĥ != H or B is (nearly) singular (the caller then falls
+    back to LU / least squares), 2 when not finite."""
     if not symmetric:
         return 1
+    nv = H.shape[1]
+    k = H.shape[0]
+    # ZT = (L^-1 H^T), shape (nv, k): forward substitution of all k columns together, the
+    # innermost loop over the k independent columns (contiguous, no dependency chain)
+    ZT = np.empty((nv, k))
+    acc = np.empty(k)
+    for i in range(nv):
+        for c in range(k):
+            acc[c] = H[c, i]
+        for j in range(i):
+            lij = L[i, j]
+            if lij != 0.0:
+                for c in range(k):
+                    acc[c] -= lij * ZT[j, c]
+        inv = 1.0 / L[i, i]
+        for c in range(k):
+            ZT[i, c] = acc[c] * inv
+    B = np.zeros((k, k))
+    for i in range(nv):
+        for a in range(k):
+            za = ZT[i, a]
+            if za != 0.0:
+                for b in range(a + 1):
+                    B[a, b] += za * ZT[i, b]
+    r = np.empty(k)
+    for a in range(k):
+        for b in range(a):
+            B[b, a] = B[a, b]
+        t = rhs[a]
+        for i in range(nv):
+            t -= H[a, i] * base[i]
+        r[a] = t
     LB = np.empty((k, k))
     if not cholesky_into(B, LB):
         return 1
@@ -572,11 +601,19 @@ def schur_solve_nb(L, H, H_hat, rhs, base, symmetric, x_out, lam_out) -> int:
     if not dmin > 1e-7 * dmax:
         return 1
     cho_solve_vec(LB, r, lam_out)
+    y = np.zeros(nv)  # Z λ, then L^-T (Z λ) in place (row-oriented back substitution)
     for i in range(nv):
-        s = base[i]
-        for j in range(k):
-            s += Y[i, j] * lam_out[j]
-        x_out[i] = s
+        t = 0.0
+        for c in range(k):
+            t += ZT[i, c] * lam_out[c]
+        y[i] = t
+    for i in range(nv - 1, -1, -1):
+        yi = y[i] / L[i, i]
+        y[i] = yi
+        for j in range(i):
+            y[j] -= L[i, j] * yi
+    for i in range(nv):
+        x_out[i] = base[i] + y[i]
     for i in range(nv):
         if not math.isfinite(x_out[i]):
             return 2

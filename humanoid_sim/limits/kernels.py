@@ -382,3 +382,63 @@ def group_rotation_nb(R_zero, axes, R_reference, q_group):  # pragma: no cover -
         J[:, k] = matvec3_nb(R, axes[k])  # axis of joint k in P (unchanged by its own rotation)
         R = matmul3_nb(R, axis_angle_matrix(axes[k], q_group[k]))
     return matmul3_nb(R, R_reference.T), J
+
+
+@njit(cache=True)
+def rows_screen_nb(
+    q, v, stop_q, stop_v, stop_lower, stop_upper, band, lookahead,
+    g_q, g_R_zero, g_axes, g_R_reference, g_a, g_e1, g_e2, g_n, g_samples, g_reach, g_lo_max, g_hi_min,
+):  # pragma: no cover - compiled
+    """True when provably no limit row is active at (q, v) (the cheap path of
+    RangeOfMotionProvider.rows); False when some row may be active (then the exact rows).
+
+    Stops: the exact test of ``evaluate``. Ball-joint groups (only with lookahead 0): the swing
+    gap is at least (distance to the nearest dense sample) - g_reach (bound on half the longest
+    arc between neighbouring samples), and the twist range at any swing point contains
+    [g_lo_max, g_hi_min] (Eq. 3.16-3.17 blend limits of the control points and the centre).
+    Groups are padded to the largest control-point count; g_n holds each group's count.
+    """
+    for i in range(stop_q.shape[0]):
+        qs = q[stop_q[i]]
+        rate = v[stop_v[i]] * lookahead
+        if stop_upper[i] - qs - max(rate, 0.0) < band or qs - stop_lower[i] + min(rate, 0.0) < band:
+            return False
+    ng = g_q.shape[0]
+    if ng == 0:
+        return True
+    if lookahead != 0.0:
+        return False
+    qg = np.empty(3)
+    for g in range(ng):
+        for k in range(3):
+            qg[k] = q[g_q[g, k]]
+        R_rel, _ = group_rotation_nb(g_R_zero[g], g_axes[g], g_R_reference[g], qg)
+        _, _, psi, sx, sy = swing_twist_angles_nb(R_rel, g_a[g], g_e1[g], g_e2[g])
+        if g_hi_min[g] - psi < band or psi - g_lo_max[g] < band:
+            return False
+        n = g_n[g]
+        samples = g_samples[g, :n]
+        best = np.inf
+        for i in range(n):
+            for k in range(samples.shape[1]):
+                dx, dy = samples[i, k, 0] - sx, samples[i, k, 1] - sy
+                d2 = dx * dx + dy * dy
+                if d2 < best:
+                    best = d2
+        dmin = np.sqrt(best)
+        if dmin - g_reach[g] < band or not dmin > 2.0 * g_reach[g]:
+            return False
+        # inside (contains_nb) by the crossing parity of the sample polygon: the straight
+        # homotopy between curve and polygon stays within 2 g_reach of the samples, so a
+        # point farther away has the same winding number for both
+        crossings = 0
+        for i in range(n):
+            for k in range(samples.shape[1] - 1):
+                ax, ay = samples[i, k, 0], samples[i, k, 1]
+                bx, by = samples[i, k + 1, 0], samples[i, k + 1, 1]
+                if (ay > sy) != (by > sy):
+                    if ax + (sy - ay) * (bx - ax) / (by - ay) > sx:
+                        crossings += 1
+        if crossings % 2 == 0:
+            return False
+    return True

@@ -18,6 +18,7 @@ import numpy as np
 
 from humanoid_sim.contact.constraint_rows import OneSidedRows
 from humanoid_sim.limits.ball_joint_rows import BallJointKinematics
+from humanoid_sim.limits.kernels import rows_screen_nb
 from humanoid_sim.limits.range_config import RangeOfMotionConfig, joint_body
 from humanoid_sim.model.robot_model import JointType, RobotModel
 
@@ -84,8 +85,48 @@ class RangeOfMotionProvider:
         self._stop_lower = np.asarray(model.limits.lower)[self._stop_joint] if stop_bodies else np.zeros(0)
         self._stop_upper = np.asarray(model.limits.upper)[self._stop_joint] if stop_bodies else np.zeros(0)
         self._base = 6 if model.floating_base else 0
-        self._last = OneSidedRows.empty(model.nv)
+        self._empty = OneSidedRows.empty(model.nv)
+        self._last = self._empty
         self._forces = np.zeros(0)
+        self._screen_groups = tuple(self.groups)
+        self._screen = self._screen_tables()
+
+    def _screen_tables(self) -> tuple | None:
+        """Constant arrays of ``rows_screen_nb``: stops and the groups padded to one shape
+        (None, i.e. no screen, when the groups' boundaries differ in their sample counts)."""
+        G = len(self.groups)
+        nmax = max([len(k.group.boundary.coefficients) for k in self.groups], default=1)
+        smax = max([k.group.boundary.samples.shape[1] for k in self.groups], default=1)
+        g_q = np.zeros((G, 3), np.int64)
+        R_zero, axes, R_ref = np.zeros((G, 3, 3, 3)), np.zeros((G, 3, 3)), np.zeros((G, 3, 3))
+        a, e1, e2 = np.zeros((G, 3)), np.zeros((G, 3)), np.zeros((G, 3))
+        g_n = np.zeros(G, np.int64)
+        samples = np.zeros((G, nmax, smax, 2))
+        reach, lo_max, hi_min = np.zeros(G), np.zeros(G), np.zeros(G)
+        for i, kin in enumerate(self.groups):
+            grp, bnd = kin.group, kin.group.boundary
+            n, s = bnd.coefficients.shape[0], bnd.samples.shape[1]
+            g_q[i] = kin.q_index
+            R_zero[i], axes[i], R_ref[i] = kin.R_zero, kin.axes, kin.R_reference
+            a[i], e1[i], e2[i] = grp.twist_axis, grp.zero_azimuth_axis, grp.azimuth_axis_2
+            g_n[i] = n
+            if s != smax:  # one padded table needs one sample count
+                return None
+            samples[i, :n] = bnd.samples
+            # any curve point lies within half the arc between its two neighbouring samples
+            # of one of them: bound the arcs by fine chord sums (+1 % for their shortfall)
+            sub = 16
+            t = np.linspace(0.0, 1.0, (s - 1) * sub + 1)
+            P = np.einsum("tk,nkd->ntd", np.stack([t**3, t**2, t, np.ones_like(t)], axis=-1), bnd.coefficients)
+            chords = np.linalg.norm(np.diff(P, axis=1), axis=2).reshape(n, s - 1, sub).sum(axis=2)
+            reach[i] = 0.505 * float(chords.max()) + 1e-12
+            lo_max[i] = max(float(np.max(bnd.twist_lower)), float(bnd.centre_twist[0]))
+            hi_min[i] = min(float(np.min(bnd.twist_upper)), float(bnd.centre_twist[1]))
+        return (
+            self._stop_q, self._stop_v, np.ascontiguousarray(self._stop_lower, dtype=float),
+            np.ascontiguousarray(self._stop_upper, dtype=float), g_q, R_zero, axes, R_ref, a, e1, e2, g_n,
+            samples, reach, lo_max, hi_min,
+        )  # fmt: skip
 
     @property
     def stop_joints(self) -> tuple[str, ...]:
@@ -95,8 +136,20 @@ class RangeOfMotionProvider:
     def rows(self, q: np.ndarray, v: np.ndarray) -> OneSidedRows:
         """Active limit rows at state (q (nq,), v (nv,)), see ``constraint_rows``.
 
-        Remembered for ``accept_forces`` / ``report``.
+        Remembered for ``accept_forces`` / ``report``. A compiled screen first proves
+        the common case "no row active" cheaply (``rows_screen_nb``); only otherwise are
+        the rows evaluated exactly.
         """
+        if self._screen_groups != tuple(self.groups):  # groups replaced after construction
+            self._screen_groups = tuple(self.groups)
+            self._screen = self._screen_tables()
+        sc = self._screen
+        qa = np.ascontiguousarray(q, dtype=np.float64)
+        va = np.ascontiguousarray(v, dtype=np.float64)
+        if sc is not None and rows_screen_nb(qa, va, sc[0], sc[1], sc[2], sc[3], self.activation_band, self.lookahead, *sc[4:]):
+            self._last = self._empty
+            self._forces = np.zeros(0)
+            return self._empty
         self._last = self.evaluate(q, v)
         self._forces = np.zeros(self._last.count)
         return self._last

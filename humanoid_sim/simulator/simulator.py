@@ -36,6 +36,27 @@ from humanoid_sim.contact.contact_solver import (
     solve_with_checks,
 )
 from humanoid_sim.contact.detection import ContactDetector, ContactPatch
+from humanoid_sim.contact.fast_step import (
+    CF_MIN_GAP,
+    CF_ORIGIN,
+    CF_PV,
+    CF_R,
+    CF_WRENCH,
+    CF_WRENCH_WORLD,
+    FAST_OK,
+    MEM_KEY,
+    MEM_P,
+    MEM_R,
+    MEM_SIZE,
+    MEM_SLIP,
+    MEM_STICK,
+    N_CONTACTS,
+    N_GROUND_HULL,
+    N_MEMORY_IN,
+    N_MEMORY_OUT,
+    FastBuffers,
+    fast_step_nb,
+)
 from humanoid_sim.contact.environment import Environment, Material
 from humanoid_sim.contact.virtual_link import ContactKind, classify_patch
 from humanoid_sim.dynamics.kernels import integrate_nb
@@ -43,6 +64,8 @@ from humanoid_sim.dynamics.kinematic_tree import kinematic_tree
 from humanoid_sim.dynamics.workspace import DynamicsWorkspace
 from humanoid_sim.model.robot_model import RobotModel
 from humanoid_sim.simulator.initial_pose import DEFAULT_POSES_FILE, InitialPose, load_initial_poses, pose_configuration
+
+_KINDS = {int(k): k for k in ContactKind}
 
 __all__ = ["ContactReport", "SimulationError", "Simulator", "SimulatorConfig", "StepResult"]
 
@@ -142,6 +165,7 @@ class Simulator:
             model = dataclasses.replace(model, gravity=np.asarray(config.gravity, dtype=float).copy())
         self.model = model
         self.providers = tuple(providers)
+        self._validated_empty: list[OneSidedRows | None] = [None] * len(self.providers)
         self.ws = DynamicsWorkspace(model)
         self._tree = kinematic_tree(model)
         self.detector = ContactDetector(model, config.environment, config.contact_tolerance)
@@ -165,7 +189,13 @@ class Simulator:
             except FileNotFoundError:
                 poses = {}
         self.poses = dict(poses)
-        self._memory: dict[tuple[int, int, int], ContactMemory] = {}
+        # contact memory: a dict (general path) or, when None, the fast path's table
+        self._memory: dict[tuple[int, int, int], ContactMemory] | None = {}
+        nhit = len(self.detector.geometry.body) * (int(env.ground is not None) + len(env.boxes)) + 1
+        self._fast = FastBuffers(model.nv, model.nq, max(64, nhit))
+        self._mem_cur = 0
+        self._mu_s = np.array([m.mu_s for m in self._materials], dtype=float).reshape(-1)
+        self._fast_args()
         self._q = np.zeros(model.nq)
         self._v = np.zeros(model.nv)
         self._t = 0.0
@@ -200,6 +230,7 @@ class Simulator:
         self._v = v.copy()
         self._t = float(t)
         self._memory = {}
+        self._fast.counts[N_MEMORY_IN] = 0
 
     def reset(self, pose: str = "stand") -> np.ndarray:
         """Reset to a named initial pose at rest (t = 0); returns q. Raises KeyError listing poses."""
@@ -215,9 +246,12 @@ class Simulator:
 
         external_force: optional generalized force (nv,) added to τ_G, e.g. J^T F of a push
         F at a point (J from dynamics.point_jacobian) [N, N m]; not clamped.
+
+        The common case (every contact sticking or new, no impact, no provider rows, the
+        first solve valid) runs as one compiled call (contact/fast_step.py); any other
+        case runs the general path below, which computes the same for the common case.
         """
-        model, ws, cfg = self.model, self.ws, self.config
-        dt, thr = cfg.dt, cfg.thresholds
+        model, ws = self.model, self.ws
         q, v = self._q, self._v
         nj = model.nj
         if tau is None:
@@ -229,14 +263,135 @@ class Simulator:
             if not all_finite(tau_j):
                 raise SimulationError("tau has non-finite entries")
         tau_j = np.minimum(np.maximum(tau_j, self._effort_lo), model.limits.effort)  # clamp to effort limits
+        ext = None
+        if external_force is not None:
+            ext = np.asarray(external_force, dtype=float)
+            if ext.shape != (model.nv,) or not all_finite(ext):
+                raise ValueError(f"external_force must be finite with shape ({model.nv},), got {ext.shape}")
 
         ws.update(q, v)
+        rows = [p.rows(q, v) for p in self.providers]
+        for i, r in enumerate(rows):
+            # an empty batch already validated (the same immutable object again) is skipped
+            if r is not self._validated_empty[i]:
+                r.validate(model.nv)
+                if r.count == 0:
+                    self._validated_empty[i] = r
+        if not any(r.count for r in rows):
+            result = self._step_fast(tau_j, ext)
+            if result is not None:
+                return result
+        return self._step_general(tau_j, ext, rows)
+
+    def _fast_args(self) -> None:
+        """The arguments of fast_step_nb that are the same every step (arrays filled in place)."""
+        ws, t, g, fb, cfg = self.ws, self._tree, self.detector, self._fast, self.config
+        thr, geo = cfg.thresholds, self.detector.geometry
+        params = np.array([
+            cfg.dt, g._ground_h, g.tolerance, thr.separating, thr.impact, self._correction_rate,
+            self.gains.kp, self.gains.kd, float(g._has_ground), float(cfg.max_rounds),
+        ])  # fmt: skip
+        self._fast_static = (ws.parent, ws.ndof, ws.v_index, ws.S, ws.V, ws.A, ws.R, ws.p, ws.M, ws.b, t.joint_type, t.q_index)
+        self._fast_detect = (self._tau_full, geo.body, geo.local, geo.radius, g._box_R, g._box_p, g._box_half, self._mu_s, params)
+        self._fast_out = (
+            fb.float_scratch, fb.int_scratch, fb.c_int, fb.c_float, fb.p_world, fb.zmp, fb.zmp_pts, fb.zmp_hull,
+            fb.counts, fb.q_next, fb.v_next,
+        )  # fmt: skip
+
+    def _step_fast(self, tau_j: np.ndarray, ext: np.ndarray | None) -> StepResult | None:
+        """The common case in one compiled call; None when the general path must run."""
+        model, cfg, fb = self.model, self.config, self._fast
+        tau_full = self._tau_full
+        tau_full[:] = 0.0
+        tau_full[model.nv - model.nj :] = tau_j
+        if ext is not None:
+            tau_full += ext
+        if self._memory is not None:  # the general path ran last: its memory into the table
+            self._memory_to_table(self._memory)
+        cur = self._mem_cur
+        status = fast_step_nb(
+            *self._fast_static, self._q, self._v, *self._fast_detect, fb.memory[cur], fb.memory[1 - cur], *self._fast_out
+        )
+        if status != FAST_OK:
+            return None
+        self._mem_cur = 1 - cur
+        counts = fb.counts
+        counts[N_MEMORY_IN] = counts[N_MEMORY_OUT]
+        nc = int(counts[N_CONTACTS])
+        # reports: fresh arrays (a StepResult stays valid after later steps)
+        reports = []
+        max_pen = 0.0
+        if nc:
+            ci = fb.c_int[:nc].tolist()
+            cf = fb.c_float[:nc].copy()
+            origin = cf[:, CF_ORIGIN : CF_ORIGIN + 3]
+            R = cf[:, CF_R : CF_R + 9].reshape(nc, 3, 3)
+            w = cf[:, CF_WRENCH : CF_WRENCH + 6]
+            ww = cf[:, CF_WRENCH_WORLD : CF_WRENCH_WORLD + 6]
+            pv = cf[:, CF_PV : CF_PV + 3]
+            npts = ci[-1][4] + ci[-1][5]
+            pts = fb.p_world[:npts].copy()
+            imp = np.zeros((nc, 6))
+            max_pen = max(0.0, -float(cf[:, CF_MIN_GAP].min()))
+            names, elements = self.model.body_names, self._element_names
+            for i, (body, elem, _, kind, st, cnt, _, _, _) in enumerate(ci):
+                reports.append(
+                    ContactReport(
+                        names[body], body, elements[elem], _KINDS[kind], True, False, pts[st : st + cnt],
+                        origin[i], R[i], w[i], ww[i], imp[i], pv[i],
+                    )  # fmt: skip
+                )
+        zp = fb.zmp.copy()
+        zmp = ZmpReport(zp[:3], fb.zmp_pts[fb.zmp_hull[: counts[N_GROUND_HULL]]], float(zp[3]), zp[4:7], zp[7:10])
+        forces = [np.zeros(0) for _ in self.providers]
+        q_next, v_next = fb.q_next.copy(), fb.v_next.copy()
+        self._q, self._v, self._t = q_next, v_next, self._t + cfg.dt
+        for p, f in zip(self.providers, forces):
+            p.accept_forces(f)
+        return StepResult(
+            self._t, q_next.copy(), v_next.copy(), tau_j, tuple(reports), zmp, 1, True, False, max_pen, tuple(forces)
+        )
+
+    def _memory_to_table(self, memory: dict) -> None:
+        """Write the general path's contact memory into the current memory table."""
+        fb = self._fast
+        if len(memory) > len(fb.memory[0]):
+            cap = 2 * len(memory)
+            fb.memory = [np.zeros((cap, MEM_SIZE)), np.zeros((cap, MEM_SIZE))]
+        tab = fb.memory[self._mem_cur]
+        for i, (key, m) in enumerate(memory.items()):
+            tab[i, MEM_KEY : MEM_KEY + 3] = key
+            tab[i, MEM_STICK] = float(m.sticking)
+            tab[i, MEM_R : MEM_R + 9] = np.asarray(m.R_anchor).reshape(9)
+            tab[i, MEM_P : MEM_P + 3] = m.p_anchor
+            tab[i, MEM_SLIP : MEM_SLIP + 3] = m.slip_direction
+        fb.counts[N_MEMORY_IN] = len(memory)
+        self._memory = None
+
+    def _memory_dict(self) -> dict:
+        """The contact memory as ContactMemory per key (from the table after a fast step)."""
+        if self._memory is None:
+            tab = self._fast.memory[self._mem_cur]
+            self._memory = {
+                (int(row[0]), int(row[1]), int(row[2])): ContactMemory(
+                    bool(row[MEM_STICK]), row[MEM_R : MEM_R + 9].reshape(3, 3).copy(),
+                    row[MEM_P : MEM_P + 3].copy(), row[MEM_SLIP : MEM_SLIP + 3].copy(),
+                )  # fmt: skip
+                for row in tab[: int(self._fast.counts[N_MEMORY_IN])]
+            }
+        return self._memory
+
+    def _step_general(self, tau_j: np.ndarray, ext: np.ndarray | None, rows: list[OneSidedRows]) -> StepResult:
+        """Any step (impulses, slipping, spinning, area reductions, provider rows); ws is
+        already updated at (q, v) and rows are the providers' rows at (q, v)."""
+        model, ws, cfg = self.model, self.ws, self.config
+        dt, thr = cfg.dt, cfg.thresholds
+        q, v = self._q, self._v
+        nj = model.nj
+        self._memory_dict()
         M_factor = factor_mass_matrix(ws.M, self._L)
         patches = self.detector.detect(ws.R, ws.p)
         contacts = self._contacts(patches)
-        rows = [p.rows(q, v) for p in self.providers]
-        for r in rows:
-            r.validate(model.nv)
         hard, hard_map, soft_force = self._provider_rows(rows, v)
 
         # 3. impulses (Eq. 18-19)
@@ -283,10 +438,7 @@ class Simulator:
         tau_full[:] = 0.0
         tau_full[model.nv - nj :] = tau_j
         tau_full += soft_force
-        if external_force is not None:
-            ext = np.asarray(external_force, dtype=float)
-            if ext.shape != (model.nv,) or not all_finite(ext):
-                raise ValueError(f"external_force must be finite with shape ({model.nv},), got {ext.shape}")
+        if ext is not None:
             tau_full += ext
         a0 = mass_solve(M_factor, tau_full - ws.b)
         for c in contacts:

@@ -1,0 +1,446 @@
+"""The common case of one simulator step as one compiled call (issue 4 performance target).
+
+``fast_step_nb`` runs steps 2, 4 and 5 of ``Simulator.step`` (detection, virtual links,
+the solve of seed 000 Eq. 20a/20b with the validity checks of 4.4-4.5, integration)
+for the case that covers standing and most of walking: every contact sticks (or is new),
+nothing approaches faster than the impact threshold (no impulse phase), no provider
+rows, and the first solve passes every check. It computes exactly what the general
+Python path (simulator.py, contact_solver.py) computes for that case, with the same
+kernels (bit for bit, test/simulator/test_fast_step.py), and returns ``FAST_OK``; in every
+other case it returns ``FAST_FALLBACK`` with the state and the contact memory untouched
+(only scratch written), and the caller runs the general path (which then also handles
+impulses, slipping, spinning, reductions of the area and the errors).
+Allocation: the buffers are allocated once per simulator; inside the kernel only a few
+tiny arrays per contact remain (classification outputs, hull polygons, the ZMP's).
+
+Contact memory (ContactMemory of contact_solver.py) is kept in a table of arrays:
+key (body, element, surface), sticking flag, anchor pose R (3, 3), p (3,), slip direction.
+Per-contact outputs go to preallocated buffers (``FastBuffers``), indexed by contact.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from humanoid_sim.contact.kernels import (
+    _TRI_RULE,
+    cho_solve_vec,
+    cholesky_into,
+    classify_nb,
+    contact_kinematics_nb,
+    desired_acceleration_nb,
+    detect_points_nb,
+    mean_distance_nb,
+    schur_solve_nb,
+    signed_distance_nb,
+    zmp_nb,
+)
+from humanoid_sim.dynamics.kernels import integrate_nb
+
+FAST_OK = 0
+FAST_FALLBACK = 1
+
+# constrained virtual-link components (Table 1, 2) of a sticking, non-spinning contact,
+# v_z first as in ActiveContact.components(): (v_x, v_y, v_z, w_x, w_y, w_z) = 0..5
+_COMPS = np.array(
+    [
+        [2, 0, 1, -1, -1, -1],  # POINT: v_z, v_x, v_y
+        [2, 4, 0, 1, 5, -1],  # LINE: v_z, w_y, v_x, v_y, w_z
+        [2, 3, 4, 0, 1, 5],  # SURFACE: v_z, w_x, w_y, v_x, v_y, w_z
+    ],
+    dtype=np.int64,
+)
+_NCOMPS = np.array([3, 5, 6], dtype=np.int64)
+
+
+# layout of one contact's floats in FastBuffers.c_float
+CF_ORIGIN, CF_R, CF_WRENCH, CF_WRENCH_WORLD, CF_PV, CF_MIN_GAP, CF_SIZE = 0, 3, 12, 18, 24, 27, 28
+# layout of one memory row: key (body, element, surface), sticking, anchor R, p, slip direction
+MEM_KEY, MEM_STICK, MEM_R, MEM_P, MEM_SLIP, MEM_SIZE = 0, 3, 4, 13, 16, 19
+# counts: contacts, ground points, ground hull size, hits, memory rows in, memory rows out
+N_CONTACTS, N_GROUND_POINTS, N_GROUND_HULL, N_HITS, N_MEMORY_IN, N_MEMORY_OUT = range(6)
+
+
+class FastBuffers:
+    """Preallocated buffers of ``fast_step_nb`` for one model and environment.
+
+    nv, nq: the model's sizes; hit_cap: capacity of detected points; contact_cap: of
+    contacts; memory_cap: of remembered contacts. Scratch lives in two flat arrays (one
+    numba argument each: every argument costs about 0.4 µs of dispatch).
+    c_int (C, 9): body, element, surface, kind, point start, point count, hull start,
+        hull count, memory row or -1. c_float (C, CF_SIZE): origin, R_world_vl, wrench
+        (virtual-link frame), wrench (world axes), p_v, deepest gap.
+    memory: two tables (cap, MEM_SIZE), read one, write the other.
+    """
+
+    def __init__(self, nv: int, nq: int, hit_cap: int, contact_cap: int = 16, memory_cap: int = 64) -> None:
+        self.hit_cap = hit_cap
+        C = contact_cap
+        self.float_scratch = np.zeros(float_scratch_size(nv, hit_cap, C))
+        self.int_scratch = np.zeros(6 * hit_cap, np.int64)
+        self.c_int = np.zeros((C, 9), np.int64)
+        self.c_float = np.zeros((C, CF_SIZE))
+        self.p_world = np.zeros((hit_cap, 3))
+        self.zmp = np.zeros(10)  # ZMP point (3,), margin, force (3,), moment (3,)
+        self.zmp_pts = np.zeros((hit_cap, 2))
+        self.zmp_hull = np.zeros(hit_cap, np.int64)
+        self.counts = np.zeros(6, np.int64)
+        self.q_next = np.zeros(nq)
+        self.v_next = np.zeros(nv)
+        self.memory = [np.zeros((memory_cap, MEM_SIZE)), np.zeros((memory_cap, MEM_SIZE))]
+
+
+def float_scratch_size(nv: int, hit: int, C: int) -> int:
+    """Length of the flat float scratch of ``fast_step_nb``."""
+    return 10 * hit + nv * nv + 6 * C * nv + 6 * nv + 6 * C * nv + 12 * C + 3 * nv + 18 * C + 3 * hit
+
+
+@njit(cache=True)
+def fast_step_nb(
+    # dynamics at (q, v), filled by DynamicsWorkspace.update
+    parent, ndof, v_index, S, V, A, R, p, M, b,
+    # integration
+    joint_type, q_index, q, v, tau_full,
+    # detection: candidate points and static boxes
+    g_body, g_local, g_radius, box_R, box_p, box_half,
+    # static friction per element; params: dt, ground height, tolerance, separating, impact,
+    # correction rate, kp, kd, has ground (0/1), max rounds
+    mu_s, params,
+    # memory in, memory out (MEM_SIZE columns); scratch; outputs
+    m_in, m_out, fs, iscr,
+    c_int, c_float, p_world, zmp, zmp_pts, zmp_hull, counts, q_next, v_next,
+) -> int:  # fmt: skip
+    """One step of the common case (see the module docstring); FAST_OK or FAST_FALLBACK.
+
+    Shapes: nv velocity coordinates, nb bodies; tau_full (nv,) = joint torques + known
+    generalized forces [N m or N]; dt [s]. On FAST_OK: q_next (nq,), v_next (nv,), the
+    contacts in c_int / c_float (counts[N_CONTACTS] of them, ordered by (body, element,
+    surface) like the general path), the new memory table in m_out, the ZMP in zmp /
+    zmp_pts / zmp_hull.
+    """
+    dt, ground_h, tol, separating, impact = params[0], params[1], params[2], params[3], params[4]
+    correction_rate, kp, kd = params[5], params[6], params[7]
+    has_ground = params[8] != 0.0
+    max_rounds = int(params[9])
+    nv = M.shape[0]
+    C = c_int.shape[0]
+    cap = zmp_hull.shape[0]
+    # carve the scratch (views, no allocation)
+    o = 0
+    gap = fs[o : o + cap]
+    o += cap
+    point = fs[o : o + 3 * cap].reshape((cap, 3))
+    o += 3 * cap
+    normal = fs[o : o + 3 * cap].reshape((cap, 3))
+    o += 3 * cap
+    tangent = fs[o : o + 3 * cap].reshape((cap, 3))
+    o += 3 * cap
+    L = fs[o : o + nv * nv].reshape((nv, nv))
+    o += nv * nv
+    G = fs[o : o + 6 * C * nv].reshape((C, 6, nv))
+    o += 6 * C * nv
+    J = fs[o : o + 6 * nv].reshape((6, nv))
+    o += 6 * nv
+    H = fs[o : o + 6 * C * nv].reshape((6 * C, nv))
+    o += 6 * C * nv
+    rhs = fs[o : o + 6 * C]
+    o += 6 * C
+    lam = fs[o : o + 6 * C]
+    o += 6 * C
+    a = fs[o : o + nv]
+    o += nv
+    a0 = fs[o : o + nv]
+    o += nv
+    work_nv = fs[o : o + nv]
+    o += nv
+    c_drift = fs[o : o + 6 * C].reshape((C, 6))
+    o += 6 * C
+    c_vel = fs[o : o + 6 * C].reshape((C, 6))
+    o += 6 * C
+    c_desired = fs[o : o + 6 * C].reshape((C, 6))
+    o += 6 * C
+    p_xy = fs[o : o + 2 * cap].reshape((cap, 2))
+    o += 2 * cap
+    p_gap = fs[o : o + cap]
+    idx = iscr[0:cap]
+    elem = iscr[cap : 2 * cap]
+    face = iscr[2 * cap : 3 * cap]
+    sel = iscr[3 * cap : 4 * cap]
+    keys = iscr[4 * cap : 5 * cap]
+    p_hull = iscr[5 * cap : 6 * cap]
+    c_origin = c_float[:, CF_ORIGIN : CF_ORIGIN + 3]
+    c_wrench = c_float[:, CF_WRENCH : CF_WRENCH + 6]
+    c_wrench_world = c_float[:, CF_WRENCH_WORLD : CF_WRENCH_WORLD + 6]
+    c_pv = c_float[:, CF_PV : CF_PV + 3]
+    c_R = np.empty((C, 3, 3))
+    if max_rounds < 2:  # with one solve the checks do not apply changes: general path
+        return FAST_FALLBACK
+    nbox = box_p.shape[0]
+    # 2. detection (seed 000 4.9 (1))
+    k = detect_points_nb(g_body, g_local, g_radius, R, p, has_ground, ground_h, box_R, box_p, box_half, tol,
+                         idx, elem, face, gap, point, normal, tangent)  # fmt: skip
+    counts[N_HITS] = k
+    if k >= cap:
+        return FAST_FALLBACK
+    for i in range(k):
+        keys[i] = (g_body[idx[i]] * (nbox + 1) + elem[i]) * 8 + face[i]
+    order = np.argsort(keys[:k], kind="mergesort")
+    nc = 0
+    npts = 0
+    s0 = 0
+    while s0 < k:
+        s1 = s0 + 1
+        while s1 < k and keys[order[s1]] == keys[order[s0]]:
+            s1 += 1
+        j = order[s0]
+        body = g_body[idx[j]]
+        # separating points dropped: normal velocity (v_O + w x p) . n
+        n0, n1, n2 = normal[j, 0], normal[j, 1], normal[j, 2]
+        w0, w1, w2 = V[body, 3], V[body, 4], V[body, 5]
+        nxw0 = n1 * w2 - n2 * w1
+        nxw1 = n2 * w0 - n0 * w2
+        nxw2 = n0 * w1 - n1 * w0
+        vo_n = V[body, 0] * n0 + V[body, 1] * n1 + V[body, 2] * n2
+        m = 0
+        for t in range(s0, s1):
+            h = order[t]
+            vn = vo_n + point[h, 0] * nxw0 + point[h, 1] * nxw1 + point[h, 2] * nxw2
+            if vn <= separating + correction_rate * max(0.0, -gap[h]):
+                sel[m] = h
+                m += 1
+        if m > 0:
+            if nc >= C:
+                return FAST_FALLBACK
+            pts = np.empty((m, 3))
+            for t in range(m):
+                for c in range(3):
+                    pts[t, c] = point[sel[t], c]
+            kind, Rv, origin, xy, _, hull = classify_nb(pts, normal[j], tangent[j], 1e-6, 1e-4)
+            ci = c_int[nc]
+            ci[0] = body
+            ci[1] = elem[j]
+            ci[2] = face[j]
+            ci[3] = kind
+            ci[4] = npts
+            ci[6] = npts
+            mg = 1e300
+            if kind == 1:  # one distinct point: the deepest one
+                deep = 0
+                for t in range(1, m):
+                    if gap[sel[t]] < gap[sel[deep]]:
+                        deep = t
+                for c in range(3):
+                    origin[c] = pts[deep, c]
+                p_xy[npts, 0] = 0.0
+                p_xy[npts, 1] = 0.0
+                p_gap[npts] = gap[sel[deep]]
+                p_hull[npts] = 0
+                mg = gap[sel[deep]]
+                ci[5] = 1
+                ci[7] = 1
+            else:
+                if npts + m > cap:
+                    return FAST_FALLBACK
+                for t in range(m):
+                    p_xy[npts + t, 0] = xy[t, 0]
+                    p_xy[npts + t, 1] = xy[t, 1]
+                    g = gap[sel[t]]
+                    p_gap[npts + t] = g
+                    mg = min(mg, g)
+                for t in range(hull.shape[0]):
+                    p_hull[npts + t] = hull[t]
+                ci[5] = m
+                ci[7] = hull.shape[0]
+            c_float[nc, CF_MIN_GAP] = mg
+            for r in range(3):
+                c_origin[nc, r] = origin[r]
+                for c in range(3):
+                    c_R[nc, r, c] = Rv[r, c]
+            # memory of this contact
+            row = -1
+            for r in range(counts[N_MEMORY_IN]):
+                if m_in[r, MEM_KEY] == body and m_in[r, MEM_KEY + 1] == elem[j] and m_in[r, MEM_KEY + 2] == face[j]:
+                    row = r
+                    break
+            ci[8] = row
+            if row >= 0 and m_in[row, MEM_STICK] == 0.0:
+                return FAST_FALLBACK  # slipping contact: general path (Eq. 34-36)
+            contact_kinematics_nb(parent, ndof, v_index, S, V, A, body, c_origin[nc], c_R[nc], J, G[nc],
+                                  c_drift[nc], c_vel[nc])  # fmt: skip
+            if c_vel[nc, 2] < -impact:
+                return FAST_FALLBACK  # approaching: impulse phase (Eq. 18-19)
+            npts += ci[5]
+            nc += 1
+        s0 = s1
+    counts[N_CONTACTS] = nc
+    # 4. a0 = M^-1 (tau - b) (Eq. 20 without contacts)
+    if not cholesky_into(M, L):
+        return FAST_FALLBACK
+    for i in range(nv):
+        work_nv[i] = tau_full[i] - b[i]
+    cho_solve_vec(L, work_nv, a0)
+    # rows H_C and desired values θ̈_C - Ḣ_C v (Eq. 20b)
+    nrow = 0
+    for ci_ in range(nc):
+        ci = c_int[ci_]
+        kind = ci[3]
+        row = ci[8]
+        st, cnt = ci[4], ci[5]
+        if row >= 0:  # anchored: sticking memory (the contact sticks too)
+            R_anchor = np.empty((3, 3))
+            p_anchor = np.empty(3)
+            for r in range(3):
+                p_anchor[r] = m_in[row, MEM_P + r]
+                for c in range(3):
+                    R_anchor[r, c] = m_in[row, MEM_R + 3 * r + c]
+            desired_acceleration_nb(kind, p_xy[st : st + cnt], p_gap[st : st + cnt], c_R[ci_], c_origin[ci_],
+                                    R[ci[0]], p[ci[0]], True, R_anchor, p_anchor, c_vel[ci_], kp, kd,
+                                    c_desired[ci_])  # fmt: skip
+        else:
+            desired_acceleration_nb(kind, p_xy[st : st + cnt], p_gap[st : st + cnt], c_R[ci_], c_origin[ci_],
+                                    R[ci[0]], p[ci[0]], False, R[ci[0]], p[ci[0]], c_vel[ci_], kp, kd,
+                                    c_desired[ci_])  # fmt: skip
+        ncomp = _NCOMPS[kind - 1]
+        for r in range(ncomp):
+            comp = _COMPS[kind - 1, r]
+            for col in range(nv):
+                H[nrow + r, col] = G[ci_, comp, col]
+            rhs[nrow + r] = c_desired[ci_, comp] - c_drift[ci_, comp]
+        nrow += ncomp
+    if nrow > 0:
+        status = schur_solve_nb(L, H[:nrow], H[:nrow], rhs[:nrow], a0, True, a, lam[:nrow])
+        if status != 0:
+            return FAST_FALLBACK
+    else:
+        for i in range(nv):
+            a[i] = a0[i]
+    # validity checks of 4.4-4.5: any change of state -> general path
+    r0 = 0
+    for ci_ in range(nc):
+        ci = c_int[ci_]
+        kind = ci[3]
+        ncomp = _NCOMPS[kind - 1]
+        f = c_wrench[ci_]
+        for c in range(6):
+            f[c] = 0.0
+        for r in range(ncomp):
+            f[_COMPS[kind - 1, r]] = lam[r0 + r]
+        r0 += ncomp
+        fz = f[2]
+        if not fz > 0.0:  # (1)
+            return FAST_FALLBACK
+        hs, hc = ci[6], ci[7]
+        st = ci[4]
+        if kind != 1:  # (2) p_v of Eq. 26 in the hull
+            px = -f[4] / fz
+            py = f[3] / fz
+            if kind == 2:
+                x0 = p_xy[st + p_hull[hs], 0]
+                x1 = p_xy[st + p_hull[hs + 1], 0]
+                if not (min(x0, x1) - 1e-12 <= px <= max(x0, x1) + 1e-12):
+                    return FAST_FALLBACK
+            else:
+                poly = np.empty((hc, 2))
+                for t in range(hc):
+                    poly[t, 0] = p_xy[st + p_hull[hs + t], 0]
+                    poly[t, 1] = p_xy[st + p_hull[hs + t], 1]
+                if not signed_distance_nb(px, py, poly) >= -1e-12:
+                    return FAST_FALLBACK
+        mu = mu_s[ci[1]]
+        if math.hypot(f[0], f[1]) > mu * fz:  # (3) Eq. 31
+            return FAST_FALLBACK
+        if kind != 1:  # Eq. 33, d = TORSION_ARM (1) * mean distance over the area
+            poly = np.empty((hc, 2))
+            for t in range(hc):
+                poly[t, 0] = p_xy[st + p_hull[hs + t], 0]
+                poly[t, 1] = p_xy[st + p_hull[hs + t], 1]
+            arm = 1.0 * mean_distance_nb(poly, _TRI_RULE)
+            if abs(f[5]) > mu * fz * arm:
+                return FAST_FALLBACK
+    # 5. semi-implicit Euler
+    for i in range(nv):
+        v_next[i] = v[i] + dt * a[i]
+    integrate_nb(joint_type, q_index, v_index, q, v_next, dt, q_next)
+    for i in range(q_next.shape[0]):
+        if not math.isfinite(q_next[i]):
+            return FAST_FALLBACK
+    for i in range(nv):
+        if not math.isfinite(v_next[i]):
+            return FAST_FALLBACK
+    # reports: wrench in world axes, p_v (Eq. 26), contact points in the world; memory
+    nmem = 0
+    ngp = 0
+    for ci_ in range(nc):
+        ci = c_int[ci_]
+        f = c_wrench[ci_]
+        Rv = c_R[ci_]
+        for r in range(3):
+            c_wrench_world[ci_, r] = Rv[r, 0] * f[0] + Rv[r, 1] * f[1] + Rv[r, 2] * f[2]
+            c_wrench_world[ci_, 3 + r] = Rv[r, 0] * f[3] + Rv[r, 1] * f[4] + Rv[r, 2] * f[5]
+        if f[2] > 0:
+            for r in range(3):
+                c_pv[ci_, r] = c_origin[ci_, r] + Rv[r, 0] * (-f[4] / f[2]) + Rv[r, 1] * (f[3] / f[2])
+        else:
+            for r in range(3):
+                c_pv[ci_, r] = np.nan
+        st, cnt = ci[4], ci[5]
+        for t in range(st, st + cnt):
+            for r in range(3):
+                p_world[t, r] = c_origin[ci_, r] + (p_xy[t, 0] * Rv[r, 0] + p_xy[t, 1] * Rv[r, 1])
+            if has_ground and ci[1] == 0:
+                zmp_pts[ngp, 0] = p_world[t, 0]
+                zmp_pts[ngp, 1] = p_world[t, 1]
+                ngp += 1
+        row = ci[8]
+        for r in range(3):
+            for c in range(3):
+                c_float[ci_, CF_R + 3 * r + c] = Rv[r, c]
+        if nmem >= m_out.shape[0]:
+            return FAST_FALLBACK
+        m_out[nmem, MEM_KEY] = ci[0]
+        m_out[nmem, MEM_KEY + 1] = ci[1]
+        m_out[nmem, MEM_KEY + 2] = ci[2]
+        m_out[nmem, MEM_STICK] = 1.0
+        for c in range(3):
+            m_out[nmem, MEM_SLIP + c] = 0.0
+        if row >= 0:  # sticking before and now, no spin: the anchor stays
+            for c in range(MEM_R, MEM_P + 3):
+                m_out[nmem, c] = m_in[row, c]
+        else:
+            body = ci[0]
+            for r in range(3):
+                m_out[nmem, MEM_P + r] = p[body, r]
+                for c in range(3):
+                    m_out[nmem, MEM_R + 3 * r + c] = R[body, r, c]
+        nmem += 1
+    counts[N_MEMORY_OUT] = nmem
+    # ZMP of the ground contacts
+    ng = 0
+    for ci_ in range(nc):
+        if has_ground and c_int[ci_, 1] == 0:
+            ng += 1
+    F = np.empty((ng, 3))
+    N = np.empty((ng, 3))
+    O = np.empty((ng, 3))
+    g = 0
+    for ci_ in range(nc):
+        if has_ground and c_int[ci_, 1] == 0:
+            for r in range(3):
+                F[g, r] = c_wrench_world[ci_, r]
+                N[g, r] = c_wrench_world[ci_, 3 + r]
+                O[g, r] = c_origin[ci_, r]
+            g += 1
+    z, zh, margin, Ft, Nt = zmp_nb(F, O, N, zmp_pts[:ngp], ground_h)
+    for r in range(3):
+        zmp[r] = z[r]
+        zmp[4 + r] = Ft[r]
+        zmp[7 + r] = Nt[r]
+    zmp[3] = margin
+    for t in range(zh.shape[0]):
+        zmp_hull[t] = zh[t]
+    counts[N_GROUND_POINTS] = ngp
+    counts[N_GROUND_HULL] = zh.shape[0]
+    return FAST_OK

@@ -1,0 +1,153 @@
+"""Validation of incoming torque commands, as plain functions (no node needed to test them).
+
+Two command formats reach the simulator:
+- by joint name: ``sensor_msgs/JointState`` with ``name`` and ``effort`` (what
+  topic_based_ros2_control sends); a command may name a subset of the joints, the others
+  keep their last commanded torque;
+- as an ordered array: ``std_msgs/Float64MultiArray`` (ros2_control's
+  JointGroupEffortController); ``data[k]`` is the torque of ``joint_order[k]``, the order
+  being a node parameter.
+
+Each check returns a ``CommandCheck``: accepted commands carry the joint indices (into
+``RobotModel.joint_names``) and torques [N m or N]; rejected ones a reason and a kind
+(one of ``REJECTION_KINDS``) for the diagnostics counters. Magnitudes are not checked here:
+the simulator clamps torques to the URDF effort limits and reports what it applied.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+WRONG_LENGTH = "wrong_length"
+NON_FINITE = "non_finite"
+UNKNOWN_JOINT = "unknown_joint"
+EFFORT_MISSING = "effort_missing"
+DUPLICATE_JOINT = "duplicate_joint"
+REJECTION_KINDS = (WRONG_LENGTH, NON_FINITE, UNKNOWN_JOINT, EFFORT_MISSING, DUPLICATE_JOINT)
+
+_EMPTY_INDEX = np.zeros(0, dtype=np.int64)
+_EMPTY = np.zeros(0)
+
+
+class CommandCheck(NamedTuple):
+    """Outcome of validating one command.
+
+    ok: accepted.
+    reason: why it was rejected ("" when accepted).
+    kind: one of REJECTION_KINDS ("" when accepted).
+    joint_index: indices into the model's joint_names of the commanded joints, shape (k,).
+    effort: their torques [N m or N], shape (k,).
+    """
+
+    ok: bool
+    reason: str
+    kind: str
+    joint_index: np.ndarray
+    effort: np.ndarray
+
+
+def _reject(kind: str, reason: str) -> CommandCheck:
+    return CommandCheck(False, reason, kind, _EMPTY_INDEX, _EMPTY)
+
+
+def _non_finite_reason(names: Sequence[str], effort: np.ndarray) -> str:
+    bad = [f"{name}={value}" for name, value in zip(names, effort) if not np.isfinite(value)]
+    shown = ", ".join(bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+    return f"non-finite effort for {shown}"
+
+
+def check_named_command(
+    names: Sequence[str], effort: Sequence[float], joint_names: Sequence[str]
+) -> CommandCheck:
+    """Validate a JointState torque command (``msg.name``, ``msg.effort``).
+
+    joint_names: the model's joint names (``RobotModel.joint_names``).
+    Rejected: empty effort field, effort and name of different lengths, a name twice,
+    a name that is not a joint (the reason lists the valid ones), NaN or infinite values.
+    """
+    effort_array = np.asarray(effort, dtype=float).reshape(-1)
+    if effort_array.size == 0:
+        return _reject(EFFORT_MISSING, f"effort field is empty (names: {len(names)}); a torque command needs effort")
+    if len(names) != effort_array.size:
+        return _reject(WRONG_LENGTH, f"{len(names)} names but {effort_array.size} efforts")
+    if len(set(names)) != len(names):
+        duplicates = sorted({name for name in names if list(names).count(name) > 1})
+        return _reject(DUPLICATE_JOINT, f"joint(s) named twice: {', '.join(duplicates)}")
+    index = {name: k for k, name in enumerate(joint_names)}
+    unknown = [name for name in names if name not in index]
+    if unknown:
+        return _reject(
+            UNKNOWN_JOINT,
+            f"unknown joint(s) {', '.join(map(repr, unknown))}; valid joints: {', '.join(joint_names)}",
+        )
+    if not np.all(np.isfinite(effort_array)):
+        return _reject(NON_FINITE, _non_finite_reason(names, effort_array))
+    joint_index = np.array([index[name] for name in names], dtype=np.int64)
+    return CommandCheck(True, "", "", joint_index, effort_array.copy())
+
+
+def check_array_command(data: Sequence[float], joint_order_index: np.ndarray, joint_order: Sequence[str]) -> CommandCheck:
+    """Validate a Float64MultiArray torque command (``msg.data``).
+
+    joint_order_index: indices into the model's joint names of ``joint_order``, shape (n,)
+        (from ``joint_order_indices``).
+    joint_order: the names, for messages.
+    Rejected: a length other than n (an empty array included), NaN or infinite values.
+    """
+    data_array = np.asarray(data, dtype=float).reshape(-1)
+    n = len(joint_order_index)
+    if data_array.size != n:
+        return _reject(WRONG_LENGTH, f"{data_array.size} values, expected {n} (one per joint of joint_order)")
+    if not np.all(np.isfinite(data_array)):
+        return _reject(NON_FINITE, _non_finite_reason(joint_order, data_array))
+    return CommandCheck(True, "", "", np.asarray(joint_order_index, dtype=np.int64), data_array.copy())
+
+
+def joint_order_indices(joint_order: Sequence[str], joint_names: Sequence[str]) -> np.ndarray:
+    """Indices into ``joint_names`` of each name of ``joint_order``, shape (n,).
+
+    An empty ``joint_order`` means the model's order (all joints). Raises ValueError for
+    an unknown or repeated name (listing the valid ones).
+    """
+    if len(joint_order) == 0:
+        return np.arange(len(joint_names), dtype=np.int64)
+    index = {name: k for k, name in enumerate(joint_names)}
+    unknown = [name for name in joint_order if name not in index]
+    if unknown:
+        raise ValueError(
+            f"joint_order names unknown joint(s) {', '.join(map(repr, unknown))}; valid joints: {', '.join(joint_names)}"
+        )
+    if len(set(joint_order)) != len(joint_order):
+        duplicates = sorted({name for name in joint_order if list(joint_order).count(name) > 1})
+        raise ValueError(f"joint_order names joint(s) twice: {', '.join(duplicates)}")
+    return np.array([index[name] for name in joint_order], dtype=np.int64)
+
+
+class RejectionCounter:
+    """Counts rejected commands per kind and decides when to log (throttled).
+
+    ``record(kind)`` returns True when a log line should be written: the first rejection,
+    then at most one per ``log_period_s`` seconds of the caller's clock.
+    """
+
+    def __init__(self, log_period_s: float = 2.0) -> None:
+        self.log_period_s = float(log_period_s)
+        self.counts: dict[str, int] = {kind: 0 for kind in REJECTION_KINDS}
+        self._last_log: float | None = None
+        self.suppressed = 0
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    def record(self, kind: str, now_s: float) -> bool:
+        """Count one rejection of ``kind`` at time ``now_s`` [s]; True if it should be logged."""
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+        if self._last_log is None or now_s - self._last_log >= self.log_period_s:
+            self._last_log = now_s
+            return True
+        self.suppressed += 1
+        return False

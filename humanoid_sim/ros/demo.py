@@ -1,0 +1,474 @@
+"""The demo: the simulator and the walking controller as two processes, a progress line once
+a second, and the walk report at the end (what ``scripts/demo.sh`` runs).
+
+It starts the same two nodes that ``launch/walk.launch.py`` starts, without ``ros2 launch``
+(``python -m humanoid_sim.ros.sim_node`` and ``python -m
+humanoid_sim.ros.walking_controller_node``, same interpreter, the repository on
+PYTHONPATH), listens to their topics like any other node, and stops them cleanly at the end,
+on Ctrl-C or on SIGTERM. After ``--duration`` seconds of simulated time (or a fall, or a
+node crash) it writes the walk report picture (``--report``, default
+reports/walk_report.png, plus the figures as .json beside it) and prints the figures:
+distance, steps, ZMP-inside share, real-time factor, fell or not.
+
+Exit code: 0 when the run went through (also when the robot fell: that is a result, and
+the report says so); 1 when a node crashed or no simulation data arrived; 130 when
+interrupted before any data.
+
+    python -m humanoid_sim.ros.demo --mode walk --duration 20
+    python -m humanoid_sim.ros.demo --mode walk --cmd-vel 0.15 0 0.2     # turn left while walking
+    python -m humanoid_sim.ros.demo --mode stand --duration 5 --loop-mode realtime
+
+The default loop mode is lockstep: the simulator waits for each torque command, so every
+physics tick is controlled whatever the machine's load (the real-time factor is whatever
+the message round trip allows, and is printed). In realtime mode the simulator does not
+wait; on a machine where the controller's answer comes several ticks late the robot falls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import deque
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import rclpy
+from geometry_msgs.msg import PointStamped, PolygonStamped, Twist, WrenchStamped
+from nav_msgs.msg import Odometry
+from rclpy.signals import SignalHandlerOptions
+from sensor_msgs.msg import JointState
+from std_srvs.srv import SetBool, Trigger
+
+from humanoid_sim.dynamics import center_of_mass, forward_kinematics
+from humanoid_sim.model import load_urdf
+from humanoid_sim.model.robot_model import RobotModel, ShapeKind
+from humanoid_sim.reporting.walk_report import (
+    STANDARD_GRAVITY,
+    Footprint,
+    WalkLog,
+    count_steps,
+    figures_text,
+    write_walk_report,
+)
+from humanoid_sim.ros.conversions import joint_arrays_from_joint_state, nanoseconds_from_stamp
+from humanoid_sim.ros.package_data import package_file
+from humanoid_sim.ros.walking_controller_node import (
+    CMD_VEL_TOPIC,
+    CONTACT_WRENCH_TOPIC,
+    JOINT_STATES_TOPIC,
+    ODOMETRY_TOPIC,
+    TORQUE_COMMAND_TOPIC,
+    base_state_from_odometry,
+)
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+FOOT_LINKS = ("l_foot", "r_foot")
+CONTROLLER_NODE = "walking_controller"
+NON_FOOT_CONTACT_FORCE = 1.0  # [N]: a link other than the feet pushing harder than this touched the ground
+
+
+def parse_arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="demo", description="Run the simulator and the walking controller, print progress, write the walk report."
+    )
+    parser.add_argument("--mode", choices=("walk", "stand"), default="walk",
+                        help="walk: the walking controller; stand: a holding controller (default: walk)")
+    parser.add_argument("--duration", type=float, default=20.0, help="simulated time to run [s] (default: 20)")
+    parser.add_argument("--report", type=Path, default=REPO_ROOT / "reports" / "walk_report.png",
+                        help="walk report picture (PNG; figures go beside it as .json)")
+    parser.add_argument("--speed", type=float, default=0.15,
+                        help="forward speed without cmd_vel [m/s] (controller parameter walk_speed)")
+    parser.add_argument("--cmd-vel", type=float, nargs=3, metavar=("VX", "VY", "YAW_RATE"), default=None,
+                        help="publish this cmd_vel [m/s, m/s, rad/s] instead of walking at --speed")
+    parser.add_argument("--loop-mode", choices=("realtime", "lockstep", "fast"), default="lockstep",
+                        help="simulator loop: lockstep (one tick per torque command: every tick is controlled,"
+                             " as fast as the two processes can exchange messages), realtime (at"
+                             " --real-time-factor; the torques arrive some ticks late), fast (default: lockstep)")
+    parser.add_argument("--real-time-factor", type=float, default=1.0, help="target RTF in realtime mode")
+    parser.add_argument("--physics-dt", type=float, default=0.001, help="physics step [s]")
+    parser.add_argument("--state-rate", type=float, default=1000.0,
+                        help="joint_states / odometry rate of the simulator [Hz of sim time] (lockstep: every tick)")
+    parser.add_argument("--min-base-height", type=float, default=None,
+                        help="the robot fell when the base goes below this [m]; default 60%% of the start height")
+    parser.add_argument("--startup-timeout", type=float, default=180.0,
+                        help="wall seconds to wait for the first simulation data")
+    parser.add_argument("--wall-timeout", type=float, default=0.0,
+                        help="stop after this many wall seconds whatever the sim time (0: no limit)")
+    parser.add_argument("--urdf", type=Path, default=None, help="URDF file (default: the bundled humanoid)")
+    options = parser.parse_args(argv)
+    if not (options.duration > 0.0 and math.isfinite(options.duration)):
+        parser.error("--duration must be > 0")
+    return options
+
+
+# ---------------------------------------------------------------- processes
+
+
+def node_commands(options: argparse.Namespace, urdf: Path) -> dict[str, list[str]]:
+    """Command lines of the two nodes (same interpreter, parameters as --ros-args)."""
+    lockstep = options.loop_mode == "lockstep"
+    state_rate = 1.0 / options.physics_dt if lockstep else options.state_rate
+    sim = [
+        sys.executable, "-m", "humanoid_sim.ros.sim_node", "--ros-args",
+        "-p", f"urdf_path:={urdf}",
+        "-p", f"loop_mode:={options.loop_mode}",
+        # realtime / fast: held until the controller has answered a first state (release_simulator)
+        "-p", f"start_paused:={'false' if lockstep else 'true'}",
+        "-p", f"physics_dt:={options.physics_dt}",
+        "-p", f"real_time_factor:={options.real_time_factor}",
+        "-p", f"joint_states_rate:={state_rate}",
+        "-p", f"odometry_rate:={state_rate}",
+        "-p", "contact_rate:=100.0",
+        "-p", "tf_rate:=50.0",
+        "-p", "markers_rate:=10.0",
+    ]
+    controller = [
+        sys.executable, "-m", "humanoid_sim.ros.walking_controller_node", "--ros-args",
+        "-r", f"__node:={CONTROLLER_NODE}",
+        "-p", f"urdf_path:={urdf}",
+        "-p", f"mode:={options.mode}",
+        "-p", f"walk_speed:={options.speed}",
+    ]
+    return {"controller": controller, "simulator": sim}
+
+
+class NodeProcesses:
+    """The node subprocesses, each in its own session (a terminal's Ctrl-C reaches only the
+    demo, which then stops them in order: SIGINT, then SIGTERM, then SIGKILL)."""
+
+    def __init__(self) -> None:
+        self.processes: dict[str, subprocess.Popen] = {}
+        self.stopping = False
+
+    def start(self, name: str, command: list[str]) -> None:
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])))
+        env.setdefault("PYTHONUNBUFFERED", "1")
+        self.processes[name] = subprocess.Popen(command, env=env, start_new_session=True)
+
+    def crashed(self) -> list[str]:
+        """Names and exit codes of nodes that ended by themselves."""
+        return [f"{name} (exit code {p.returncode})" for name, p in self.processes.items() if p.poll() is not None]
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self.stopping = True
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
+            alive = [p for p in self.processes.values() if p.poll() is None]
+            if not alive:
+                return
+            for process in alive:
+                try:
+                    process.send_signal(sig)
+                except ProcessLookupError:
+                    pass
+            deadline = time.monotonic() + timeout
+            for process in alive:
+                try:
+                    process.wait(timeout=max(0.0, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    pass
+
+
+# ---------------------------------------------------------------- recording
+
+
+def sole_outline(model: RobotModel, X_world_body: np.ndarray, body: int) -> np.ndarray:
+    """Counter-clockwise (4, 2) outline [m] in the world of the lowest face of the body's box
+    collision shapes (their bounding rectangle); empty (0, 2) when the body has no box."""
+    corners = []
+    for shape in model.collision_shapes:
+        if shape.body != body or shape.kind != ShapeKind.BOX:
+            continue
+        half = 0.5 * np.asarray(shape.size)
+        for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
+            corner = X_world_body[body] @ shape.X_body_shape @ np.array([sx * half[0], sy * half[1], -half[2], 1.0])
+            corners.append(corner[:2])
+    return np.array(corners).reshape(-1, 2)
+
+
+class WalkRecorder:
+    """Keeps the newest message of each topic and records one sample per support polygon
+    message (the simulator's contact rate)."""
+
+    def __init__(self, model: RobotModel, foot_links: Sequence[str]) -> None:
+        self.model = model
+        self.foot_links = tuple(foot_links)
+        self.foot_bodies = {link: model.body_names.index(link) for link in self.foot_links}
+        self.contact_links = tuple(dict.fromkeys(model.body_names[s.body] for s in model.collision_shapes))
+        self.q: np.ndarray | None = None
+        self.joints: tuple[np.ndarray, np.ndarray] | None = None
+        self.base: np.ndarray | None = None
+        self.wrench_link = {link: np.zeros(6) for link in self.contact_links}
+        self.zmp: tuple[int, np.ndarray] | None = None
+        self.planned_zmp: np.ndarray | None = None
+        self.rows: dict[str, list] = {k: [] for k in ("t", "base", "com", "zmp", "planned", "polygon")}
+        self.forces: dict[str, list[float]] = {link: [] for link in self.foot_links}
+        self.footprints: list[Footprint] = []
+        self._foot_down = {link: False for link in self.foot_links}
+        self.non_foot_contacts: set[str] = set()
+        self.sim_time = 0.0
+        self.first_wall: float | None = None
+        self.first_sim: float | None = None
+        self._window: deque[tuple[float, float]] = deque()
+        self.weight = model.total_mass * STANDARD_GRAVITY
+
+    # --- message handlers
+    def on_joint_state(self, msg: JointState) -> None:
+        position, velocity, _ = joint_arrays_from_joint_state(msg, self.model.joint_names)
+        self.joints = (position, velocity)
+        self._clock(msg.header.stamp)
+
+    def on_odometry(self, msg: Odometry) -> None:
+        self.base, _ = base_state_from_odometry(msg)
+        self._clock(msg.header.stamp)
+
+    def on_wrench(self, link: str, msg: WrenchStamped) -> None:
+        f, n = msg.wrench.force, msg.wrench.torque
+        self.wrench_link[link] = np.array([f.x, f.y, f.z, n.x, n.y, n.z])
+
+    def on_zmp(self, msg: PointStamped) -> None:
+        self.zmp = (nanoseconds_from_stamp(msg.header.stamp), np.array([msg.point.x, msg.point.y, msg.point.z]))
+
+    def on_planned_zmp(self, msg: PointStamped) -> None:
+        self.planned_zmp = np.array([msg.point.x, msg.point.y, msg.point.z])
+
+    def _clock(self, stamp) -> None:
+        self.sim_time = max(self.sim_time, nanoseconds_from_stamp(stamp) * 1e-9)
+        # The real-time factor counts from the first tick (t > 0), not from the initial
+        # state the simulator publishes before its first (compiling) step.
+        if self.first_wall is None and self.sim_time > 0.0:
+            self.first_wall, self.first_sim = time.monotonic(), self.sim_time
+        now = time.monotonic()
+        self._window.append((now, self.sim_time))
+        while len(self._window) > 2 and now - self._window[0][0] > 2.0:
+            self._window.popleft()
+
+    def on_polygon(self, msg: PolygonStamped) -> None:
+        """Record one sample: the polygon's stamp, and the newest state, ZMP and forces."""
+        if self.joints is None or self.base is None or not np.all(np.isfinite(self.joints[0])):
+            return
+        ns = nanoseconds_from_stamp(msg.header.stamp)
+        q = np.concatenate([self.base, self.joints[0]])
+        X = forward_kinematics(self.model, q)
+        rows = self.rows
+        rows["t"].append(ns * 1e-9)
+        rows["base"].append(q[:3].copy())
+        rows["com"].append(center_of_mass(self.model, q))
+        rows["zmp"].append(self.zmp[1] if self.zmp is not None and self.zmp[0] == ns else np.full(3, np.nan))
+        rows["planned"].append(self.planned_zmp if self.planned_zmp is not None else np.full(3, np.nan))
+        rows["polygon"].append(np.array([[p.x, p.y] for p in msg.polygon.points]).reshape(-1, 2))
+        on, off = 0.05 * self.weight, 0.01 * self.weight
+        for link in self.contact_links:
+            body = self.model.body_names.index(link)
+            force_world = X[body, :3, :3] @ self.wrench_link[link][:3]  # the wrench is in the link frame
+            if link in self.forces:
+                self.forces[link].append(float(force_world[2]))
+                down = self._foot_down[link]
+                if not down and force_world[2] > on:
+                    self._foot_down[link] = True
+                    self.footprints.append(Footprint(link, ns * 1e-9, sole_outline(self.model, X, body)))
+                elif down and force_world[2] < off:
+                    self._foot_down[link] = False
+            elif np.linalg.norm(force_world) > NON_FOOT_CONTACT_FORCE:
+                self.non_foot_contacts.add(link)
+
+    # --- readouts
+    @property
+    def samples(self) -> int:
+        return len(self.rows["t"])
+
+    def recent_real_time_factor(self) -> float:
+        """Real-time factor over the last two wall seconds (NaN before two samples)."""
+        if len(self._window) < 2 or self._window[-1][0] <= self._window[0][0]:
+            return math.nan
+        (w0, s0), (w1, s1) = self._window[0], self._window[-1]
+        return (s1 - s0) / (w1 - w0)
+
+    def real_time_factor(self) -> float:
+        if self.first_wall is None or self.first_sim is None:
+            return math.nan
+        wall = time.monotonic() - self.first_wall
+        return (self.sim_time - self.first_sim) / wall if wall > 0.0 else math.nan
+
+    def steps(self) -> int:
+        on, off = 0.05 * self.weight, 0.01 * self.weight
+        return sum(count_steps(np.array(f), on, off) for f in self.forces.values())
+
+    def distance(self) -> float:
+        base = self.rows["base"]
+        return float(np.hypot(*(base[-1][:2] - base[0][:2]))) if base else 0.0
+
+    def base_height(self) -> float:
+        return float(self.rows["base"][-1][2]) if self.rows["base"] else math.nan
+
+    def log(self, wall_time_s: float, mode: str, note: str) -> WalkLog:
+        rows = self.rows
+        planned = np.array(rows["planned"])
+        return WalkLog(
+            t=np.array(rows["t"]),
+            base_position=np.array(rows["base"]),
+            com=np.array(rows["com"]),
+            zmp=np.array(rows["zmp"]),
+            support_polygons=tuple(rows["polygon"]),
+            foot_force_z={link: np.array(values) for link, values in self.forces.items()},
+            robot_mass=self.model.total_mass,
+            wall_time_s=wall_time_s,
+            footprints=tuple(self.footprints),
+            planned_zmp=planned if np.any(np.isfinite(planned)) else None,
+            non_foot_contacts=tuple(self.non_foot_contacts),
+            mode=mode,
+            note=note,
+        )
+
+
+# ---------------------------------------------------------------- main
+
+
+
+def release_simulator(node, deadline: float, interrupted: list[str]) -> str:
+    """Realtime and fast modes: tick the paused simulator once at a time (``step`` service)
+    until the controller has answered a state with torques, then resume it (``pause``
+    service, false), so that the first ticks in real time are already controlled.
+    Returns "" when released, else what went wrong."""
+    answers: list[JointState] = []
+    subscription = node.create_subscription(JointState, TORQUE_COMMAND_TOPIC, answers.append, 10)
+    step = node.create_client(Trigger, "step")
+    pause = node.create_client(SetBool, "pause")
+    try:
+        while not (step.service_is_ready() and pause.service_is_ready()):
+            if interrupted or time.monotonic() > deadline:
+                return "the simulator's step and pause services did not appear"
+            rclpy.spin_once(node, timeout_sec=0.1)
+        while not answers:
+            if interrupted or time.monotonic() > deadline:
+                return "the controller did not answer the simulator's first states"
+            future = step.call_async(Trigger.Request())
+            rclpy.spin_until_future_complete(node, future, timeout_sec=1.0)
+            wait_until = time.monotonic() + 0.5
+            while not answers and time.monotonic() < wait_until:
+                rclpy.spin_once(node, timeout_sec=0.05)
+        future = pause.call_async(SetBool.Request(data=False))
+        rclpy.spin_until_future_complete(node, future, timeout_sec=5.0)
+        if not (future.done() and future.result().success):
+            return "the simulator did not resume"
+        return ""
+    finally:
+        node.destroy_subscription(subscription)
+        node.destroy_client(step)
+        node.destroy_client(pause)
+
+
+def run(options: argparse.Namespace) -> int:
+    urdf = options.urdf or package_file("urdf/humanoid.urdf")
+    model = load_urdf(str(urdf))
+    recorder = WalkRecorder(model, FOOT_LINKS)
+    processes = NodeProcesses()
+    interrupted: list[str] = []
+
+    def on_signal(signum: int, _frame) -> None:
+        interrupted.append(signal.Signals(signum).name)
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
+    node = rclpy.create_node("humanoid_sim_demo")
+    node.create_subscription(JointState, JOINT_STATES_TOPIC, recorder.on_joint_state, 10)
+    node.create_subscription(Odometry, ODOMETRY_TOPIC, recorder.on_odometry, 10)
+    node.create_subscription(PointStamped, "zmp", recorder.on_zmp, 10)
+    node.create_subscription(PolygonStamped, "support_polygon", recorder.on_polygon, 10)
+    node.create_subscription(PointStamped, f"{CONTROLLER_NODE}/planned_zmp", recorder.on_planned_zmp, 10)
+    for link in recorder.contact_links:
+        node.create_subscription(WrenchStamped, CONTACT_WRENCH_TOPIC.format(link=link),
+                                 lambda msg, link=link: recorder.on_wrench(link, msg), 10)
+    cmd_vel = node.create_publisher(Twist, CMD_VEL_TOPIC, 10)
+
+    commands = node_commands(options, Path(urdf))
+    print(f"demo: mode {options.mode}, {options.duration:g} s of sim time, loop {options.loop_mode}; "
+          f"starting the controller and the simulator (Ctrl-C stops)", flush=True)
+    wall_start = time.monotonic()
+    failure = ""
+    note = ""
+    min_height = options.min_base_height
+    try:
+        # The controller first, so that it listens before the first simulated tick (in
+        # realtime mode the simulator does not wait; uncontrolled, the robot would sag).
+        processes.start("controller", commands["controller"])
+        while not interrupted and node.count_subscribers(JOINT_STATES_TOPIC) < 2:  # the demo's + the controller's
+            rclpy.spin_once(node, timeout_sec=0.1)
+            if processes.crashed() or time.monotonic() - wall_start > options.startup_timeout:
+                break
+        processes.start("simulator", commands["simulator"])
+        if options.loop_mode != "lockstep":
+            failure = release_simulator(node, wall_start + options.startup_timeout, interrupted)
+        last_print = last_cmd_vel = time.monotonic()
+        while not interrupted and not failure:
+            rclpy.spin_once(node, timeout_sec=0.05)
+            now = time.monotonic()
+            crashed = processes.crashed()
+            if crashed:
+                failure = f"node ended unexpectedly: {', '.join(crashed)}"
+                break
+            if recorder.samples == 0:
+                if now - wall_start > options.startup_timeout:
+                    failure = f"no simulation data within {options.startup_timeout:g} s"
+                    break
+                continue
+            if min_height is None:
+                min_height = 0.6 * float(recorder.rows["base"][0][2])
+            if options.cmd_vel is not None and now - last_cmd_vel >= 0.1:
+                last_cmd_vel = now
+                vx, vy, wz = options.cmd_vel
+                twist = Twist()
+                twist.linear.x, twist.linear.y, twist.angular.z = vx, vy, wz
+                cmd_vel.publish(twist)
+            if now - last_print >= 1.0:
+                last_print = now
+                print(f"  t_sim {recorder.sim_time:6.2f} s | distance {recorder.distance():5.2f} m | "
+                      f"steps {recorder.steps():3d} | RTF {recorder.recent_real_time_factor():4.2f} | "
+                      f"base height {recorder.base_height():.3f} m", flush=True)
+            if recorder.sim_time >= options.duration:
+                break
+            if recorder.base_height() < min_height:
+                note = f"stopped early: the base went below {min_height:.3f} m (fell) at t = {recorder.sim_time:.2f} s"
+                break
+            if options.wall_timeout > 0.0 and now - wall_start > options.wall_timeout:
+                note = f"stopped by --wall-timeout after {options.wall_timeout:g} s of wall time"
+                break
+    finally:
+        wall_time = (time.monotonic() - recorder.first_wall) if recorder.first_wall is not None else math.nan
+        processes.stop()
+        node.destroy_node()
+        rclpy.try_shutdown()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+    if interrupted:
+        note = f"interrupted by {interrupted[0]} at t = {recorder.sim_time:.2f} s"
+    if failure:
+        print(f"demo: FAILED: {failure}", file=sys.stderr, flush=True)
+    if recorder.samples == 0:
+        print("demo: no data recorded; no report written", file=sys.stderr, flush=True)
+        return 130 if interrupted and not failure else 1
+    if options.mode == "stand":
+        note = "; ".join(filter(None, ["stand mode: holding controller (PD + gravity compensation), no walking", note]))
+    if failure:
+        note = "; ".join(filter(None, [failure, note]))
+    log = recorder.log(wall_time, options.mode, note)
+    figures = write_walk_report(log, options.report, min_height if min_height is not None else 0.0)
+    print(f"demo: {figures_text(figures)}")
+    if note:
+        print(f"demo: {note}")
+    print(f"demo: report written to {options.report} (+ {options.report.with_suffix('.json').name})", flush=True)
+    return 1 if failure else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run(parse_arguments(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

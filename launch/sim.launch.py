@@ -1,0 +1,74 @@
+"""Launch the humanoid_sim simulation node with the bundled humanoid (and optionally RViz).
+
+    ros2 launch humanoid_sim sim.launch.py [urdf:=/path/robot.urdf] [rviz:=true|false] [use_sim_time:=true|false]
+
+Manifest:
+  node  humanoid_sim/sim_node   parameters: config/sim_node.yaml, urdf_path:=<urdf>, use_sim_time
+  node  rviz2/rviz2             config/humanoid_sim.rviz, only when rviz:=true
+"""
+
+from pathlib import Path
+
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument
+from launch.conditions import IfCondition
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+from launch_ros.parameter_descriptions import ParameterValue
+
+
+def package_share() -> Path:
+    """The installed share directory, or the source tree this file sits in."""
+    try:
+        from ament_index_python.packages import get_package_share_directory
+
+        return Path(get_package_share_directory("humanoid_sim"))
+    except Exception:  # noqa: BLE001 - not installed: run from the source tree
+        return Path(__file__).resolve().parents[1]
+
+
+def generate_launch_description() -> LaunchDescription:
+    share = package_share()
+    urdf = LaunchConfiguration("urdf")
+    rviz = LaunchConfiguration("rviz")
+    use_sim_time = LaunchConfiguration("use_sim_time")
+    return LaunchDescription(
+        [
+            DeclareLaunchArgument(
+                "urdf",
+                default_value=str(share / "urdf" / "humanoid.urdf"),
+                description="URDF file of the robot to simulate (default: the bundled 69 kg humanoid)",
+            ),
+            DeclareLaunchArgument(
+                "rviz",
+                default_value="true",
+                description="start RViz with config/humanoid_sim.rviz (robot, tf, contact wrenches, ZMP, polygon)",
+            ),
+            DeclareLaunchArgument(
+                "use_sim_time",
+                default_value="true",
+                description="nodes follow the simulator's /clock instead of the wall clock",
+            ),
+            Node(
+                package="humanoid_sim",
+                executable="sim_node",
+                name="humanoid_sim",
+                output="screen",
+                parameters=[
+                    str(share / "config" / "sim_node.yaml"),
+                    {
+                        "urdf_path": ParameterValue(urdf, value_type=str),
+                        "use_sim_time": ParameterValue(use_sim_time, value_type=bool),
+                    },
+                ],
+            ),
+            Node(
+                package="rviz2",
+                executable="rviz2",
+                name="rviz2",
+                arguments=["-d", str(share / "config" / "humanoid_sim.rviz")],
+                parameters=[{"use_sim_time": ParameterValue(use_sim_time, value_type=bool)}],
+                condition=IfCondition(rviz),
+            ),
+        ]
+    )

@@ -1,0 +1,73 @@
+"""The cheap "no active limit" screen of RangeOfMotionProvider.rows (limits.kernels.rows_screen_nb).
+
+Truth: the exact rows of ``RangeOfMotionProvider.evaluate``. The screen may only say
+"clear" when evaluate returns no row; rows() must always equal evaluate().
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from humanoid_sim.limits import RangeOfMotionProvider, load_range_of_motion
+from humanoid_sim.limits.kernels import rows_screen_nb
+from humanoid_sim.model import load_urdf
+from humanoid_sim.simulator.simulator import Simulator
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def humanoid_provider():
+    model = load_urdf(REPO / "urdf" / "humanoid.urdf")
+    provider = RangeOfMotionProvider(model, load_range_of_motion(REPO / "config" / "range_of_motion.yaml"))
+    q_stand = Simulator(model).reset("stand")
+    return model, provider, q_stand
+
+
+def _screen(provider, q, v) -> bool:
+    sc = provider._screen
+    return bool(rows_screen_nb(q, v, sc[0], sc[1], sc[2], sc[3], provider.activation_band, provider.lookahead, *sc[4:]))
+
+
+def test_screen_is_clear_at_the_standing_pose(humanoid_provider):
+    model, provider, q = humanoid_provider
+    assert len(provider.groups) == 4
+    assert _screen(provider, q, np.zeros(model.nv))
+    assert provider.rows(q, np.zeros(model.nv)).count == 0
+
+
+def test_screen_never_hides_an_active_row(humanoid_provider, rng):
+    """Random postures inside, near and beyond the limits: clear => no exact row; and rows()
+    gives exactly the rows of evaluate()."""
+    model, provider, q_stand = humanoid_provider
+    lo = np.where(np.isfinite(model.limits.lower), model.limits.lower, -3.0)
+    hi = np.where(np.isfinite(model.limits.upper), model.limits.upper, 3.0)
+    clear = active = 0
+    for i in range(1500):
+        q = q_stand.copy()
+        if i % 3 == 0:
+            q[7:] = rng.uniform(lo - 0.1, hi + 0.1)
+        else:
+            q[7:] += rng.normal(0.0, 0.4 if i % 3 == 1 else 0.05, model.nj)
+        v = rng.normal(0.0, 1.0, model.nv)
+        exact = provider.evaluate(q, v)
+        if _screen(provider, q, v):
+            clear += 1
+            assert exact.count == 0, exact.names
+        active += exact.count > 0
+        rows = provider.rows(q, v)
+        assert rows.names == exact.names
+        np.testing.assert_array_equal(rows.jacobian, exact.jacobian)
+        np.testing.assert_array_equal(rows.violation, exact.violation)
+    assert clear > 100 and active > 100  # both outcomes were exercised
+
+
+def test_rows_with_lookahead_match_evaluate(humanoid_provider, rng):
+    model, provider, q_stand = humanoid_provider
+    ahead = RangeOfMotionProvider(model, provider.config, lookahead=0.05)
+    for _ in range(300):
+        q = q_stand.copy()
+        q[7:] += rng.normal(0.0, 0.5, model.nj)
+        v = rng.normal(0.0, 3.0, model.nv)
+        assert ahead.rows(q, v).names == ahead.evaluate(q, v).names

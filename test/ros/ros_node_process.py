@@ -1,0 +1,119 @@
+"""Test helpers: run the simulation node in its own process; listen to it over real DDS."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import rclpy
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+
+REPO = Path(__file__).resolve().parents[2]
+LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE)
+
+
+def parameter_argument(name: str, value: Any) -> str:
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, (list, tuple)):
+        text = "[" + ", ".join(repr(v) if isinstance(v, str) else str(v) for v in value) + "]"
+    else:
+        text = str(value)
+    return f"{name}:={text}"
+
+
+def start_node(namespace: str, parameters: dict[str, Any], module: str = "humanoid_sim.ros.sim_node") -> subprocess.Popen:
+    """``python -m <module>`` in its own process, in ``namespace``, with the repository on PYTHONPATH."""
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    args = [sys.executable, "-m", module, "--ros-args", "-r", f"__ns:={namespace}"]
+    for name, value in parameters.items():
+        args += ["-p", parameter_argument(name, value)]
+    # Output to files, not pipes: a pipe nobody drains would block a chatty node.
+    out = tempfile.TemporaryFile(mode="w+")
+    err = tempfile.TemporaryFile(mode="w+")
+    process = subprocess.Popen(args, env=env, stdout=out, stderr=err, text=True)
+    process.out_file, process.err_file = out, err  # type: ignore[attr-defined]
+    return process
+
+
+def _output(process: subprocess.Popen) -> tuple[str, str]:
+    texts = []
+    for f in (process.out_file, process.err_file):  # type: ignore[attr-defined]
+        f.seek(0)
+        texts.append(f.read())
+    return texts[0], texts[1]
+
+
+def stop_node(process: subprocess.Popen, timeout: float = 15.0) -> tuple[int, str, str]:
+    """SIGINT (as ros2 launch does), wait; returns (exit code, stdout, stderr)."""
+    if process.poll() is None:
+        process.send_signal(2)
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    return (process.returncode, *_output(process))
+
+
+class Listener:
+    """An rclpy node in the test process that records messages per topic."""
+
+    def __init__(self, name: str, namespace: str) -> None:
+        self.node = rclpy.create_node(name)
+        self.namespace = namespace
+        self.messages: dict[str, list] = defaultdict(list)
+        self.arrival: dict[str, list[float]] = defaultdict(list)
+
+    def topic(self, relative: str) -> str:
+        return f"{self.namespace}/{relative}"
+
+    def subscribe(self, msg_type: type, relative: str, qos: Any = 100, keep: bool = True) -> None:
+        def callback(msg: Any) -> None:
+            self.arrival[relative].append(time.monotonic())
+            if keep:
+                self.messages[relative].append(msg)
+            else:
+                self.messages[relative][:] = [msg]
+
+        self.node.create_subscription(msg_type, self.topic(relative), callback, qos)
+
+    def publisher(self, msg_type: type, relative: str, depth: int = 1000):
+        return self.node.create_publisher(msg_type, self.topic(relative), depth)
+
+    def spin_until(self, done: Callable[[], bool], timeout: float, process: subprocess.Popen | None = None) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if done():
+                return True
+            rclpy.spin_once(self.node, timeout_sec=0.02)
+            if process is not None and process.poll() is not None:
+                raise AssertionError(f"the node process exited with {process.returncode}: {_output(process)[1]}")
+        return done()
+
+    def spin_for(self, seconds: float) -> None:
+        self.spin_until(lambda: False, seconds)
+
+    def call(self, srv_type: type, relative: str, request: Any, timeout: float = 20.0) -> Any:
+        client = self.node.create_client(srv_type, self.topic(relative))
+        assert client.wait_for_service(timeout_sec=timeout), f"service {relative} not available"
+        future = client.call_async(request)
+        assert self.spin_until(future.done, timeout), f"service {relative} did not answer"
+        self.node.destroy_client(client)
+        return future.result()
+
+    def destroy(self) -> None:
+        self.node.destroy_node()
+
+
+def wait_exit(process: subprocess.Popen, timeout: float) -> tuple[int, str, str]:
+    """Wait for the process to exit by itself; (exit code, stdout, stderr)."""
+    process.wait(timeout=timeout)
+    return (process.returncode, *_output(process))

@@ -1,0 +1,68 @@
+"""Torque command validation: every rejection kind, with its reason; accepted commands by index."""
+
+import math
+
+import numpy as np
+import pytest
+
+from humanoid_sim.ros import command_validation as cvd
+
+JOINTS = ("hip", "knee", "ankle")
+
+
+def test_named_command_accepted_subset_in_any_order():
+    check = cvd.check_named_command(["ankle", "hip"], [1.5, -2.0], JOINTS)
+    assert check.ok and check.reason == "" and check.kind == ""
+    np.testing.assert_array_equal(check.joint_index, [2, 0])
+    np.testing.assert_array_equal(check.effort, [1.5, -2.0])
+
+
+@pytest.mark.parametrize(
+    ("names", "effort", "kind", "in_reason"),
+    [
+        (["hip", "knee"], [], cvd.EFFORT_MISSING, "effort field is empty"),
+        (["hip", "knee"], [1.0], cvd.WRONG_LENGTH, "2 names but 1 efforts"),
+        (["hip", "hip"], [1.0, 2.0], cvd.DUPLICATE_JOINT, "hip"),
+        (["hip", "elbow"], [1.0, 2.0], cvd.UNKNOWN_JOINT, "valid joints: hip, knee, ankle"),
+        (["hip", "knee"], [1.0, math.nan], cvd.NON_FINITE, "knee=nan"),
+        (["hip", "knee"], [math.inf, 0.0], cvd.NON_FINITE, "hip=inf"),
+    ],
+)
+def test_named_command_rejections(names, effort, kind, in_reason):
+    check = cvd.check_named_command(names, effort, JOINTS)
+    assert not check.ok
+    assert check.kind == kind
+    assert in_reason in check.reason
+    assert check.joint_index.size == 0
+
+
+def test_array_command():
+    order = cvd.joint_order_indices(["knee", "hip"], JOINTS)
+    np.testing.assert_array_equal(order, [1, 0])
+    ok = cvd.check_array_command([3.0, 4.0], order, ["knee", "hip"])
+    assert ok.ok
+    np.testing.assert_array_equal(ok.joint_index, [1, 0])
+    np.testing.assert_array_equal(ok.effort, [3.0, 4.0])
+    short = cvd.check_array_command([3.0], order, ["knee", "hip"])
+    assert not short.ok and short.kind == cvd.WRONG_LENGTH and "expected 2" in short.reason
+    empty = cvd.check_array_command([], order, ["knee", "hip"])
+    assert not empty.ok and empty.kind == cvd.WRONG_LENGTH
+    nan = cvd.check_array_command([3.0, -math.inf], order, ["knee", "hip"])
+    assert not nan.ok and nan.kind == cvd.NON_FINITE and "hip=-inf" in nan.reason
+
+
+def test_joint_order_defaults_and_errors():
+    np.testing.assert_array_equal(cvd.joint_order_indices([], JOINTS), [0, 1, 2])
+    with pytest.raises(ValueError, match="valid joints: hip, knee, ankle"):
+        cvd.joint_order_indices(["hip", "wrist"], JOINTS)
+    with pytest.raises(ValueError, match="twice: knee"):
+        cvd.joint_order_indices(["knee", "knee"], JOINTS)
+
+
+def test_rejection_counter_counts_all_and_throttles_logs():
+    counter = cvd.RejectionCounter(log_period_s=1.0)
+    logged = [counter.record(cvd.NON_FINITE, now_s=0.001 * k) for k in range(2500)]
+    assert counter.counts[cvd.NON_FINITE] == 2500 and counter.total == 2500
+    # first at t = 0, then at t = 1.0 and 2.0 s
+    assert sum(logged) == 3 and logged[0] and logged[1000] and logged[2000]
+    assert counter.suppressed == 2497

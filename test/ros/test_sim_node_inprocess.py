@@ -1,0 +1,169 @@
+"""The node's logic in-process (real rclpy node, no spinning): commands, timeout, parameters, errors.
+
+Callbacks are called directly with messages, and parameters are set through rclpy's own
+``set_parameters`` (which runs the node's validation callback), so these run in seconds.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+rclpy = pytest.importorskip("rclpy", reason="rclpy is not installed (run scripts/setup.sh)")
+from rclpy.parameter import Parameter  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+from std_msgs.msg import Float64MultiArray  # noqa: E402
+from std_srvs.srv import SetBool, Trigger  # noqa: E402
+
+from humanoid_sim.ros.sim_node import SimNode, StartupError  # noqa: E402
+
+
+@pytest.fixture
+def ros():
+    rclpy.init()
+    yield
+    rclpy.try_shutdown()
+
+
+def make_node(**overrides) -> SimNode:
+    parameters = [Parameter(name, value=value) for name, value in overrides.items()]
+    return SimNode(f"inprocess_{time.monotonic_ns()}", parameter_overrides=parameters)
+
+
+def test_named_subset_and_array_commands(ros):
+    node = make_node(loop_mode="fast", joint_order=["r_knee", "l_knee"])
+    try:
+        names = node.model.joint_names
+        node._on_named_command(JointState(name=list(names), effort=[1.0] * len(names)))
+        node._on_named_command(JointState(name=["l_knee"], effort=[5.0]))
+        expected = np.ones(len(names))
+        expected[names.index("l_knee")] = 5.0
+        np.testing.assert_array_equal(node._command, expected)
+        node._on_array_command(Float64MultiArray(data=[-2.0, -3.0]))  # r_knee, l_knee
+        expected[names.index("r_knee")], expected[names.index("l_knee")] = -2.0, -3.0
+        np.testing.assert_array_equal(node._command, expected)
+        # a rejected command keeps the last valid one, and is counted
+        node._on_array_command(Float64MultiArray(data=[1.0, float("nan")]))
+        np.testing.assert_array_equal(node._command, expected)
+        assert node.rejections.counts["non_finite"] == 1 and node.accepted_commands == 3
+    finally:
+        node.destroy_node()
+
+
+@pytest.mark.parametrize("behaviour", ["zero_torque", "damping"])
+def test_command_timeout_behaviour(ros, behaviour):
+    node = make_node(loop_mode="fast", command_timeout=0.05, timeout_behaviour=behaviour, timeout_damping=7.0)
+    try:
+        nj = node.model.nj
+        node.simulator.set_state(node.q_initial, np.linspace(-1.0, 1.0, node.model.nv))
+        v_joints = node.simulator.v[6:]
+        node._on_named_command(JointState(name=list(node.model.joint_names), effort=[3.0] * nj))
+        np.testing.assert_array_equal(node._torque(), 3.0)  # fresh command
+        time.sleep(0.1)
+        expected = np.zeros(nj) if behaviour == "zero_torque" else -7.0 * v_joints
+        np.testing.assert_array_equal(node._torque(), expected)
+        assert node.timeout_ticks == 1
+    finally:
+        node.destroy_node()
+
+
+def test_parameter_changes_validated(ros):
+    node = make_node(loop_mode="fast")
+    try:
+        (bad,) = node.set_parameters([Parameter("tf_rate", value=-5.0)])
+        assert not bad.successful and "tf_rate" in bad.reason
+        (bad,) = node.set_parameters([Parameter("timeout_behaviour", value="explode")])
+        assert not bad.successful and "zero_torque, damping" in bad.reason
+        (read_only,) = node.set_parameters([Parameter("physics_dt", value=0.002)])
+        assert not read_only.successful
+        assert node.params.physics_dt == 0.001 and node.params.tf_rate == 200.0
+        (ok,) = node.set_parameters([Parameter("tf_rate", value=50.0)])
+        assert ok.successful and node.params.tf_rate == 50.0 and node._every["tf"] == 20
+        (ok,) = node.set_parameters([Parameter("use_sim_time", value=True)])  # rclpy's own: not ours to refuse
+        assert ok.successful
+    finally:
+        node.destroy_node()
+
+
+def test_lockstep_one_tick_per_valid_command_and_services(ros):
+    node = make_node(loop_mode="lockstep")
+    try:
+        nj = node.model.nj
+        command = JointState(name=list(node.model.joint_names), effort=[0.0] * nj)
+        for _ in range(3):
+            node._on_named_command(command)
+        assert node._tick == 3
+        node._on_named_command(JointState(name=["nope"], effort=[1.0]))  # rejected: no tick
+        assert node._tick == 3
+        assert node._on_pause(SetBool.Request(data=True), SetBool.Response()).success
+        node._on_named_command(command)  # paused: no tick
+        assert node._tick == 3
+        assert node._on_step(Trigger.Request(), Trigger.Response()).success
+        assert node._tick == 4
+        moved = node.simulator.q
+        assert node._on_reset(Trigger.Request(), Trigger.Response()).success
+        np.testing.assert_array_equal(node.simulator.q, node.q_initial)
+        assert not np.array_equal(moved, node.q_initial)
+        assert node._tick == 4  # time does not run backwards
+        assert node._on_pause(SetBool.Request(data=False), SetBool.Response()).success
+        answer = node._on_step(Trigger.Request(), Trigger.Response())
+        assert not answer.success and "not paused" in answer.message
+    finally:
+        node.destroy_node()
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"robot_description": "<robot name='r'><link name='a'/><link name='a'/></robot>"}, "defined twice"),
+        ({"robot_description": "not xml"}, "cannot be read"),
+        ({"initial_pose": "crouch"}, "valid poses: stand, straight"),
+        ({"joint_order": ["l_knee", "elbow"]}, "valid joints:"),
+        ({"initial_joint_names": ["l_knee", "nope"], "initial_joint_positions": [0.1, 0.2]}, "unknown joint 'nope'"),
+        ({"environment_config": "/no/such/file.yaml"}, "environment config"),
+        ({"physics_dt": 1.0}, "physics_dt"),
+    ],
+)
+def test_startup_errors_name_the_problem(ros, overrides, message):
+    with pytest.raises(StartupError, match=message.replace("(", r"\(")):
+        make_node(**overrides)
+
+
+def test_initial_joint_positions_on_top_of_pose(ros):
+    node = make_node(initial_pose="stand", initial_joint_names=["neck_yaw"], initial_joint_positions=[0.3])
+    try:
+        assert node.q_initial[7 + node.model.joint_index("neck_yaw")] == 0.3
+        assert node.q_initial[7 + node.model.joint_index("l_knee")] == 0.5  # from the stand pose
+    finally:
+        node.destroy_node()
+
+
+def test_topic_token():
+    from humanoid_sim.ros.sim_node import topic_token
+
+    assert topic_token("l_foot") == "l_foot"
+    assert topic_token("base-link.v2") == "base_link_v2"
+    assert topic_token("3rd") == "_3rd"
+
+
+def test_imu_reads_gravity_reaction_when_standing_still(ros):
+    from ros_holding_controller import HoldingController
+
+    from humanoid_sim.ros import conversions as cv
+
+    node = make_node(loop_mode="lockstep", initial_pose="stand")
+    try:
+        controller = HoldingController(node.model, node.q_initial)
+        q_j, v_j = node.q_initial[7:], np.zeros(node.model.nj)
+        for _ in range(3):
+            tau = controller.torque(q_j, v_j)
+            node._on_named_command(JointState(name=list(node.model.joint_names), effort=tau.tolist()))
+            q_j, v_j = node.simulator.q[7:], node.simulator.v[6:]
+        result = node._last_result
+        imu = cv.imu_message(0, "pelvis", result.q[3:7], result.v[3:6], node._base_acceleration(result), node.model.gravity)
+        a = imu.linear_acceleration
+        np.testing.assert_allclose([a.x, a.y, a.z], [0.0, 0.0, 9.81], atol=1e-6)
+    finally:
+        node.destroy_node()

@@ -1,0 +1,126 @@
+"""The walking controller node in this process (stand mode; no simulator): cmd_vel reaches
+the controller's command, parameters are validated on change, a state pair is answered with
+a torque command stamped like it."""
+
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+rclpy = pytest.importorskip("rclpy", reason="rclpy is not installed (run scripts/setup.sh)")
+from geometry_msgs.msg import Twist  # noqa: E402
+from rclpy.parameter import Parameter  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+
+from humanoid_sim.contact.environment import Environment  # noqa: E402
+from humanoid_sim.ros.conversions import joint_state_message, odometry_message  # noqa: E402
+from humanoid_sim.ros.walking_controller_node import WalkingControllerNode  # noqa: E402
+from humanoid_sim.simulator.initial_pose import DEFAULT_POSES_FILE, load_initial_poses, pose_configuration  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def node_and_peer():
+    rclpy.init()
+    ns = f"/walk_inproc_{os.getpid()}"
+    node = WalkingControllerNode(
+        namespace=ns,
+        parameter_overrides=[
+            Parameter("mode", value="stand"),
+            Parameter("urdf_path", value=str(REPO / "urdf" / "humanoid.urdf")),
+            Parameter("walk_speed", value=0.1),
+            Parameter("contact_max_age", value=0.0025),
+        ],
+    )
+    peer = rclpy.create_node("walk_inproc_peer", namespace=ns)
+    executor = rclpy.executors.SingleThreadedExecutor()
+    executor.add_node(node)
+    executor.add_node(peer)
+    yield node, peer, executor
+    executor.shutdown()
+    node.destroy_node()
+    peer.destroy_node()
+    rclpy.shutdown()
+
+
+def _spin_until(executor, condition, timeout=20.0):
+    deadline = time.monotonic() + timeout
+    while not condition() and time.monotonic() < deadline:
+        executor.spin_once(timeout_sec=0.05)
+    return condition()
+
+
+def test_cmd_vel_sets_the_walking_command(node_and_peer):
+    node, peer, executor = node_and_peer
+    assert node.command.at(0.0) == (0.1, 0.0, 0.0)  # walk_speed without cmd_vel
+    publisher = peer.create_publisher(Twist, "cmd_vel", 10)
+    twist = Twist()
+    twist.linear.x, twist.linear.y, twist.angular.z = 0.15, 0.02, 0.3
+
+    def received():
+        publisher.publish(twist)
+        return node.command.at(0.0) == (0.15, 0.02, 0.3)
+
+    assert _spin_until(executor, received)
+
+
+def test_parameters_are_validated_on_change(node_and_peer):
+    node, _, _ = node_and_peer
+    (result,) = node.set_parameters([Parameter("walk_speed", value=0.3)])
+    assert result.successful and node.params.walk_speed == 0.3 and node.command.default_speed == 0.3
+    (result,) = node.set_parameters([Parameter("walk_speed", value=5.0)])
+    assert not result.successful and "walk_speed" in result.reason  # the descriptor range (or our check) names it
+    (result,) = node.set_parameters([Parameter("mode", value="walk")])
+    assert not result.successful and "read-only" in result.reason
+    assert node.params.mode == "stand"
+
+
+def test_a_state_is_answered_with_torques_stamped_like_it(node_and_peer):
+    node, peer, executor = node_and_peer
+    model = node.model
+    q = pose_configuration(model, load_initial_poses(DEFAULT_POSES_FILE, model.name)["stand"], Environment())
+    commands: list[JointState] = []
+    peer.create_subscription(JointState, "joint_commands", commands.append, 10)
+    joints = peer.create_publisher(JointState, "joint_states", 10)
+    odometry = peer.create_publisher(type(odometry_message(0, "odom", "pelvis", q[:3], q[3:7], np.zeros(3), np.zeros(3))),
+                                     "ground_truth/odom", 10)
+    stamp_ns = 1_234_000_000
+    nj = model.nj
+
+    def answered():
+        joints.publish(joint_state_message(stamp_ns, model.joint_names, q[7:], np.zeros(nj), np.zeros(nj)))
+        odometry.publish(odometry_message(stamp_ns, "odom", "pelvis", q[:3], q[3:7], np.zeros(3), np.zeros(3)))
+        return bool(commands)
+
+    assert _spin_until(executor, answered)
+    command = commands[0]
+    assert command.header.stamp.sec == 1 and command.header.stamp.nanosec == 234_000_000
+    assert list(command.name) == list(model.joint_names)
+    # At the held posture and at rest the torque is the static feed-forward (gravity on the legs).
+    np.testing.assert_allclose(command.effort, np.clip(node.controller.tau_ff, -model.limits.effort,
+                                                       model.limits.effort), atol=1e-9)
+    assert np.max(np.abs(command.effort)) > 1.0
+
+
+def test_contact_info_uses_only_fresh_foot_wrenches(node_and_peer):
+    node, peer, executor = node_and_peer
+    from geometry_msgs.msg import WrenchStamped
+
+    from humanoid_sim.ros.conversions import wrench_message
+
+    publishers = {link: peer.create_publisher(WrenchStamped, f"contact/{link}/wrench", 10) for link in ("l_foot", "r_foot")}
+    ms = 1_000_000
+
+    def heard():
+        publishers["l_foot"].publish(wrench_message(100 * ms, "l_foot", np.array([0, 0, 300.0, 0, 0, 0])))
+        publishers["r_foot"].publish(wrench_message(90 * ms, "r_foot", np.array([0, 0, 5.0, 0, 0, 0])))
+        return len(node._foot_force_z) == 2
+
+    assert _spin_until(executor, heard)
+    # contact_max_age 2.5 ms: at t = 101 ms only the left wrench (1 ms old) counts.
+    assert node._contact_info(101 * ms) == {"l_sole": True}
+    assert node._contact_info(91 * ms) == {"r_sole": False}  # 5 N < 20 N threshold; the left one is from the future
+    assert node._contact_info(200 * ms) is None

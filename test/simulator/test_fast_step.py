@@ -1,0 +1,114 @@
+"""The compiled common-case step (contact/fast_step.py) against the general Python path.
+
+Truth: the general path of Simulator.step (impulses, slipping, area reductions, provider
+rows) is the reference the physics tests check; the fast path must produce the same
+states, contact reports and ZMP bit for bit whenever it runs, and hand every other step
+to the general path.
+"""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from humanoid_sim.contact.environment import Material
+from humanoid_sim.dynamics.kinematics import frame_jacobian
+from humanoid_sim.dynamics.rigid_body_dynamics import gravity_forces
+from humanoid_sim.model import load_urdf
+from humanoid_sim.simulator.simulator import Simulator
+
+from test_humanoid_standing import joint_gains  # noqa: E402  (same test folder)
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "test" / "contact"))  # contact_scenes (the box scenes)
+FEET = ("l_sole", "r_sole")
+
+
+def _count_fast(sim: Simulator) -> list[int]:
+    """Wrap sim._step_fast to count [fast steps, fallbacks]."""
+    counts = [0, 0]
+    original = sim._step_fast
+
+    def counted(*args):
+        result = original(*args)
+        counts[0 if result is not None else 1] += 1
+        return result
+
+    sim._step_fast = counted
+    return counts
+
+
+def _general_only(sim: Simulator) -> Simulator:
+    sim._step_fast = lambda *args: None
+    return sim
+
+
+def _assert_same_result(ra, rb) -> None:
+    assert ra.t == rb.t
+    np.testing.assert_array_equal(ra.q, rb.q)
+    np.testing.assert_array_equal(ra.v, rb.v)
+    assert (ra.rounds, ra.validated, ra.impulse) == (rb.rounds, rb.validated, rb.impulse)
+    assert ra.max_penetration == rb.max_penetration
+    assert len(ra.contacts) == len(rb.contacts)
+    for ca, cb in zip(ra.contacts, rb.contacts):
+        for name in ca._fields:
+            x, y = getattr(ca, name), getattr(cb, name)
+            if isinstance(x, np.ndarray):
+                np.testing.assert_array_equal(x, y, err_msg=name)
+            else:
+                assert x == y, name
+    for name in ra.zmp._fields:
+        np.testing.assert_array_equal(getattr(ra.zmp, name), getattr(rb.zmp, name), err_msg=name)
+
+
+def test_standing_humanoid_takes_the_fast_path_with_the_general_paths_results():
+    model = load_urdf(REPO / "urdf" / "humanoid.urdf")
+    fast, general = Simulator(model), _general_only(Simulator(model))
+    q0 = fast.reset("stand")
+    general.reset("stand")
+    nj = model.nj
+    J = np.vstack([frame_jacobian(model, q0, f) for f in FEET])
+    A = np.hstack([np.vstack([np.zeros((6, nj)), np.eye(nj)]), J.T])
+    hold = np.linalg.lstsq(A, gravity_forces(model, q0), rcond=None)[0][:nj]
+    kp, kd = joint_gains(model, q0, 30.0)
+    counts = _count_fast(fast)
+    for i in range(150):
+        tau = hold - kp * (fast.q[7:] - q0[7:]) - kd * fast.v[6:]
+        push = np.zeros(model.nv)
+        push[0] = 20.0 if 50 <= i < 60 else 0.0  # a short push on the base [N]
+        _assert_same_result(fast.step(tau, external_force=push), general.step(tau, external_force=push))
+    assert counts == [150, 0]
+
+
+def test_impacts_and_slipping_fall_back_and_the_fast_path_resumes(rng):
+    """A tumbling box: impacts, slipping and area reductions go to the general path, resting
+    contact to the fast path; the two simulators stay bit-identical throughout."""
+    from contact_scenes import box_q, ground_sim
+
+    mat = Material(mu_s=0.5, mu_d=0.4, restitution=0.3)
+    fast, general = ground_sim(mat), _general_only(ground_sim(mat))
+    R0 = np.linalg.qr(rng.normal(size=(3, 3)))[0]
+    R0 *= np.sign(np.linalg.det(R0))
+    q = box_q([0.0, 0.0, 0.15], R0)
+    v = np.array([0.8, -0.3, 0.0, 2.0, -1.0, 0.5])
+    fast.set_state(q, v)
+    general.set_state(q, v)
+    counts = _count_fast(fast)
+    for _ in range(1500):
+        _assert_same_result(fast.step(), general.step())
+    assert counts[0] > 100 and counts[1] > 10  # both paths ran
+    assert np.linalg.norm(fast.v) < 1e-6  # it came to rest
+
+
+def test_step_results_are_not_overwritten_by_later_steps():
+    model = load_urdf(REPO / "urdf" / "humanoid.urdf")
+    sim = Simulator(model)
+    sim.reset("stand")
+    first = sim.step()
+    kept = [c.wrench_world.copy() for c in first.contacts], first.q.copy(), first.zmp.zmp.copy()
+    assert len(first.contacts) == 2
+    for _ in range(20):
+        sim.step()
+    np.testing.assert_array_equal([c.wrench_world for c in first.contacts], kept[0])
+    np.testing.assert_array_equal(first.q, kept[1])
+    np.testing.assert_array_equal(first.zmp.zmp, kept[2])
