@@ -12,7 +12,6 @@ never drift from the tick count.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -32,6 +31,8 @@ from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import ColorRGBA, Float64MultiArray, MultiArrayDimension
 from visualization_msgs.msg import Marker, MarkerArray
+
+from humanoid_sim.dynamics.spatial import rotation_to_quaternion as quaternion_from_rotation  # noqa: F401 (public here)
 
 NANOSECONDS_PER_SECOND = 1_000_000_000
 
@@ -56,31 +57,6 @@ def clock_message(nanoseconds: int) -> Clock:
 
 
 # ---------------------------------------------------------------- rotations
-
-
-def quaternion_from_rotation(R: np.ndarray) -> np.ndarray:
-    """Unit quaternion (x, y, z, w), w >= 0, of a rotation matrix R, shape (3, 3).
-
-    Shepperd's method: branch on the largest of (trace, diagonal) so the square root
-    never takes a small argument (accurate near 180 degree rotations too).
-    """
-    m00, m11, m22 = R[0, 0], R[1, 1], R[2, 2]
-    trace = m00 + m11 + m22
-    if trace >= max(m00, m11, m22):
-        s = 2.0 * math.sqrt(max(1.0 + trace, 0.0))
-        x, y, z, w = (R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s, 0.25 * s
-    elif m00 >= m11 and m00 >= m22:
-        s = 2.0 * math.sqrt(max(1.0 + m00 - m11 - m22, 0.0))
-        x, y, z, w = 0.25 * s, (R[0, 1] + R[1, 0]) / s, (R[0, 2] + R[2, 0]) / s, (R[2, 1] - R[1, 2]) / s
-    elif m11 >= m22:
-        s = 2.0 * math.sqrt(max(1.0 - m00 + m11 - m22, 0.0))
-        x, y, z, w = (R[0, 1] + R[1, 0]) / s, 0.25 * s, (R[1, 2] + R[2, 1]) / s, (R[0, 2] - R[2, 0]) / s
-    else:
-        s = 2.0 * math.sqrt(max(1.0 - m00 - m11 + m22, 0.0))
-        x, y, z, w = (R[0, 2] + R[2, 0]) / s, (R[1, 2] + R[2, 1]) / s, 0.25 * s, (R[1, 0] - R[0, 1]) / s
-    quat = np.array([x, y, z, w], dtype=float)
-    quat /= np.linalg.norm(quat)
-    return -quat if quat[3] < 0.0 else quat
 
 
 def quaternions_from_rotations(R: np.ndarray) -> np.ndarray:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from humanoid_sim.dynamics.spatial import rot_to_quat_nb
 from humanoid_sim.model.robot_model import JointType, RobotModel
 from humanoid_sim.ros.conversions import rotation_from_quaternion
 
@@ -171,28 +172,6 @@ def link_tree(model: RobotModel, urdf_xml: str, odom_frame: str = "odom") -> Lin
 
 
 @njit(cache=True)
-def _quaternion_into(R: np.ndarray, out: np.ndarray) -> None:
-    """Unit quaternion (x, y, z, w), w >= 0, of rotation R (3, 3) into out[0:4] (Shepperd's branches)."""
-    m00, m11, m22 = R[0, 0], R[1, 1], R[2, 2]
-    trace = m00 + m11 + m22
-    if trace >= max(m00, max(m11, m22)):
-        s = 2.0 * np.sqrt(max(1.0 + trace, 0.0))
-        x, y, z, w = (R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s, 0.25 * s
-    elif m00 >= m11 and m00 >= m22:
-        s = 2.0 * np.sqrt(max(1.0 + m00 - m11 - m22, 0.0))
-        x, y, z, w = 0.25 * s, (R[0, 1] + R[1, 0]) / s, (R[0, 2] + R[2, 0]) / s, (R[2, 1] - R[1, 2]) / s
-    elif m11 >= m22:
-        s = 2.0 * np.sqrt(max(1.0 - m00 + m11 - m22, 0.0))
-        x, y, z, w = (R[0, 1] + R[1, 0]) / s, 0.25 * s, (R[1, 2] + R[2, 1]) / s, (R[0, 2] - R[2, 0]) / s
-    else:
-        s = 2.0 * np.sqrt(max(1.0 - m00 - m11 + m22, 0.0))
-        x, y, z, w = (R[0, 2] + R[2, 0]) / s, (R[1, 2] + R[2, 1]) / s, 0.25 * s, (R[1, 0] - R[0, 1]) / s
-    norm = np.sqrt(x * x + y * y + z * z + w * w)
-    sign = -1.0 if w < 0.0 else 1.0
-    out[0], out[1], out[2], out[3] = sign * x / norm, sign * y / norm, sign * z / norm, sign * w / norm
-
-
-@njit(cache=True)
 def _pose_rows_nb(q, floating, X_parent_joint, axis, revolute, q_joint, out):
     row = 0
     if floating:
@@ -224,5 +203,5 @@ def _pose_rows_nb(q, floating, X_parent_joint, axis, revolute, q_joint, out):
                 for col in range(3):
                     R[r, col] = X[r, col]
                 out[row, r] = X[r, 3] + theta * (X[r, 0] * a[0] + X[r, 1] * a[1] + X[r, 2] * a[2])
-        _quaternion_into(R, out[row, 3:7])
+        rot_to_quat_nb(R, out[row, 3:7])
         row += 1
