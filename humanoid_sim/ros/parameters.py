@@ -46,6 +46,12 @@ PARAMETER_SPECS: tuple[ParameterSpec, ...] = (
         read_only=True,
     ),
     ParameterSpec(
+        "mimic_joints", "error",
+        "URDF <mimic> joints: error (refuse, naming them), independent (each its own joint, as Pinocchio"
+        " reads them; talos and romeo need this), fixed (welded at zero)",
+        choices=("error", "independent", "fixed"), read_only=True,
+    ),
+    ParameterSpec(
         "initial_pose", "stand",
         "named initial pose of the simulator (e.g. 'stand'); empty: neutral pose with the base"
         " at initial_base_position", read_only=True,
@@ -132,6 +138,7 @@ class NodeParameters:
 
     robot_description: str
     urdf_path: str
+    mimic_joints: str
     initial_pose: str
     initial_base_position: tuple[float, ...]
     initial_base_rpy: tuple[float, ...]

@@ -146,7 +146,7 @@ class SimNode(Node):
         p = self.params
         self.urdf_xml = self._robot_description(p)
         try:
-            self.model: RobotModel = load_urdf(self.urdf_xml)
+            self.model: RobotModel = load_urdf(self.urdf_xml, mimic=p.mimic_joints)
         except (UrdfError, ValueError) as exc:
             raise StartupError(f"the robot description does not load: {exc}") from None
         model = self.model

@@ -131,6 +131,28 @@ def test_startup_errors_name_the_problem(ros, overrides, message):
         make_node(**overrides)
 
 
+MIMIC_URDF = """<robot name="gripper">
+  <link name="palm"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="finger_a"><inertial><mass value="0.1"/><inertia ixx="1e-4" iyy="1e-4" izz="1e-4" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="finger_b"><inertial><mass value="0.1"/><inertia ixx="1e-4" iyy="1e-4" izz="1e-4" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="a" type="prismatic"><parent link="palm"/><child link="finger_a"/><axis xyz="0 1 0"/>
+    <limit lower="0" upper="0.04" effort="10" velocity="1"/></joint>
+  <joint name="b" type="prismatic"><parent link="palm"/><child link="finger_b"/><axis xyz="0 -1 0"/>
+    <limit lower="0" upper="0.04" effort="10" velocity="1"/><mimic joint="a"/></joint>
+</robot>"""
+
+
+@pytest.mark.parametrize(("mimic", "joints"), [("independent", ("a", "b")), ("fixed", ("a",))])
+def test_mimic_joints_load_as_the_parameter_says(ros, mimic, joints):
+    with pytest.raises(StartupError, match="mimic"):
+        make_node(robot_description=MIMIC_URDF, initial_pose="", range_of_motion_config="none")
+    node = make_node(robot_description=MIMIC_URDF, initial_pose="", range_of_motion_config="none", mimic_joints=mimic)
+    try:
+        assert node.model.joint_names == joints
+    finally:
+        node.destroy_node()
+
+
 def test_initial_joint_positions_on_top_of_pose(ros):
     node = make_node(initial_pose="stand", initial_joint_names=["neck_yaw"], initial_joint_positions=[0.3])
     try:
