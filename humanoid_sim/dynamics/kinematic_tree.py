@@ -7,11 +7,11 @@ kernel in ``humanoid_sim.dynamics.kernels``.
 
 from __future__ import annotations
 
-import weakref
 from typing import NamedTuple
 
 import numpy as np
 
+from humanoid_sim.dynamics.per_model_cache import PerModelCache
 from humanoid_sim.model.robot_model import JointType, RobotModel
 
 FREE = int(JointType.FREE)
@@ -61,7 +61,6 @@ class KinematicTree(NamedTuple):
 
 # RobotModel is a frozen dataclass holding arrays, hence unhashable: key on id()
 # and drop the entry when the model is garbage collected.
-_TREES_BY_ID: dict[int, tuple["weakref.ref[RobotModel]", "KinematicTree"]] = {}
 
 
 def _build(model: RobotModel) -> KinematicTree:
@@ -115,11 +114,7 @@ def _build(model: RobotModel) -> KinematicTree:
 
 def kinematic_tree(model: RobotModel) -> KinematicTree:
     """The flat array form of ``model``, built once per model object."""
-    key = id(model)
-    entry = _TREES_BY_ID.get(key)
-    if entry is not None and entry[0]() is model:
-        return entry[1]
-    tree = _build(model)
-    _TREES_BY_ID[key] = (weakref.ref(model), tree)
-    weakref.finalize(model, _TREES_BY_ID.pop, key, None)
-    return tree
+    return _TREES.get(model)
+
+
+_TREES: PerModelCache[KinematicTree] = PerModelCache(_build)

@@ -18,12 +18,12 @@ All buffers are views owned by the workspace and overwritten by the next
 
 from __future__ import annotations
 
-import weakref
 
 import numpy as np
 
 from humanoid_sim.dynamics import kernels
 from humanoid_sim.dynamics.kinematic_tree import KinematicTree, kinematic_tree
+from humanoid_sim.dynamics.per_model_cache import PerModelCache
 from humanoid_sim.model.robot_model import RobotModel
 
 
@@ -188,17 +188,12 @@ class DynamicsWorkspace:
         return out
 
 
-_SCRATCH: dict[int, tuple["weakref.ref[RobotModel]", DynamicsWorkspace]] = {}
 
 
 def scratch_workspace(model: RobotModel) -> DynamicsWorkspace:
     """A workspace shared by the convenience functions of this package (one per
     model; its buffers are overwritten by every call)."""
-    key = id(model)
-    entry = _SCRATCH.get(key)
-    if entry is not None and entry[0]() is model:
-        return entry[1]
-    ws = DynamicsWorkspace(model)
-    _SCRATCH[key] = (weakref.ref(model), ws)
-    weakref.finalize(model, _SCRATCH.pop, key, None)
-    return ws
+    return _SCRATCH.get(model)
+
+
+_SCRATCH: PerModelCache[DynamicsWorkspace] = PerModelCache(DynamicsWorkspace)

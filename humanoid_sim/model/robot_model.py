@@ -34,6 +34,25 @@ class ShapeKind(enum.IntEnum):
     MESH = 4  # convex hull vertices in ``vertices``
 
 
+def coordinate_indices(joint_type: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """First q and v coordinate of each body's joint, and nq, nv (docs/conventions.md).
+
+    joint_type: JointType per body in body order, shape (nb,).
+    Returns (q_index (nb,), v_index (nb,), nq, nv): FREE takes 7 q / 6 v, REVOLUTE and
+    PRISMATIC 1 / 1, FIXED_TO_WORLD none.
+    """
+    nb = len(joint_type)
+    q_index, v_index = np.zeros(nb, dtype=np.int64), np.zeros(nb, dtype=np.int64)
+    nq = nv = 0
+    for i in range(nb):
+        q_index[i], v_index[i] = nq, nv
+        if joint_type[i] == JointType.FREE:
+            nq, nv = nq + 7, nv + 6
+        elif joint_type[i] != JointType.FIXED_TO_WORLD:
+            nq, nv = nq + 1, nv + 1
+    return q_index, v_index, nq, nv
+
+
 @dataclass(frozen=True)
 class CollisionShape:
     """One collision shape rigidly attached to a body.

@@ -40,6 +40,7 @@ from humanoid_sim.model.robot_model import (
     JointType,
     RobotModel,
     ShapeKind,
+    coordinate_indices,
 )
 
 WORLD_LINK = "world"
@@ -568,14 +569,7 @@ def _assemble_model(
 
     _warn_about_missing_mass(robot_name, body_names, parent, jtypes, masses, massless_bodies)
 
-    q_index, v_index = np.zeros(nb, dtype=np.int64), np.zeros(nb, dtype=np.int64)
-    nq = nv = 0
-    for i in range(nb):
-        q_index[i], v_index[i] = nq, nv
-        if jtypes[i] == JointType.FREE:
-            nq, nv = nq + 7, nv + 6
-        elif jtypes[i] != JointType.FIXED_TO_WORLD:
-            nq, nv = nq + 1, nv + 1
+    q_index, v_index, nq, nv = coordinate_indices(jtypes)
 
     limits = JointLimits(
         lower=np.array([j.lower for j in moving_joints], dtype=float),

@@ -16,7 +16,7 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_sim.model.resource_paths import example_robot_data_share_dirs
-from humanoid_sim.model.robot_model import Frame, JointLimits, JointType, RobotModel
+from humanoid_sim.model.robot_model import Frame, JointLimits, JointType, RobotModel, coordinate_indices
 
 
 def example_robot_urdf(relative: str) -> Path:
@@ -73,15 +73,7 @@ def random_tree_model(
         if i > 0 or not floating_base:
             X[i, :3, :3] = _random_rotation(rng)
             X[i, :3, 3] = rng.uniform(-0.3, 0.3, size=3)
-    q_index = np.zeros(nb, dtype=np.int64)
-    v_index = np.zeros(nb, dtype=np.int64)
-    nq = nv = 0
-    for i in range(nb):
-        q_index[i], v_index[i] = nq, nv
-        if joint_type[i] == JointType.FREE:
-            nq, nv = nq + 7, nv + 6
-        elif joint_type[i] != JointType.FIXED_TO_WORLD:
-            nq, nv = nq + 1, nv + 1
+    q_index, v_index, nq, nv = coordinate_indices(joint_type)
     body_names = tuple(f"link{i}" for i in range(nb))
     joint_names = tuple(f"joint{i}" for i in range(1, nb))
     nj = nb - 1
