@@ -14,17 +14,20 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
+# A line "import numba..." or "from numba... import" (not a mere mention in a docstring).
+_IMPORTS_NUMBA = re.compile(rb"^[ \t]*(?:import|from)[ \t]+numba\b", re.MULTILINE)
 
 
 def kernel_sources_digest(package_dir: Path = PACKAGE_DIR) -> str:
-    """SHA-256 (first 16 hex digits) over the paths and contents of files mentioning numba."""
+    """SHA-256 (first 16 hex digits) over the paths and contents of the files importing numba."""
     digest = hashlib.sha256()
     for path in sorted(package_dir.rglob("*.py")):
         content = path.read_bytes()
-        if b"numba" in content:
+        if _IMPORTS_NUMBA.search(content):
             digest.update(path.relative_to(package_dir).as_posix().encode())
             digest.update(content)
     return digest.hexdigest()[:16]

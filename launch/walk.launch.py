@@ -2,13 +2,15 @@
 
     ros2 launch humanoid_sim walk.launch.py [mode:=walk|stand] [walk_speed:=0.15] [rviz:=true]
         [urdf:=/path/robot.urdf] [loop_mode:=lockstep|realtime|fast] [real_time_factor:=1.0]
-        [state_rate:=1000.0] [use_sim_time:=true]
+        [state_rate:=250.0] [use_sim_time:=true]
 
 Steer it with geometry_msgs/Twist on /cmd_vel (linear.x, linear.y, angular.z); without it
 the robot walks straight ahead at walk_speed.
 
 Manifest:
-  node  humanoid_sim/walking_controller  name walking_controller; urdf_path, mode, walk_speed
+  node  humanoid_sim/walking_controller  name walking_controller; urdf_path, mode, walk_speed (its time is
+                                          the stamps of the states it answers, so it does not
+                                          subscribe to the 1 kHz /clock: no use_sim_time)
   node  humanoid_sim/sim_node            name humanoid_sim; config/sim_node.yaml, then urdf_path,
                                           loop_mode, real_time_factor, and joint_states /
                                           ground_truth/odom at state_rate (the controller answers
@@ -63,7 +65,6 @@ def generate_launch_description() -> LaunchDescription:
                 "urdf_path": ParameterValue(arg("urdf"), value_type=str),
                 "mode": ParameterValue(arg("mode"), value_type=str),
                 "walk_speed": ParameterValue(arg("walk_speed"), value_type=float),
-                "use_sim_time": use_sim_time,
             }
         ],
     )
@@ -100,12 +101,13 @@ def generate_launch_description() -> LaunchDescription:
                       " the message round trip allows), realtime (at real_time_factor; needs the controller's"
                       " answer within a tick or two), fast"),
             _argument("real_time_factor", "1.0", "target simulated seconds per wall second in realtime mode"),
-            _argument("state_rate", "1000.0",
-                      "joint_states and ground_truth/odom rate [Hz of sim time]; the controller answers states"
-                      " that come with odometry, so keep it 1 / physics_dt in lockstep mode"),
+            _argument("state_rate", "250.0",
+                      "joint_states and ground_truth/odom rate in realtime and fast modes [Hz of sim time] (lockstep"
+                      " publishes both after every tick); the controller answers each state that comes with"
+                      " odometry and computes new torques at its control rate, 250 Hz"),
             _argument("rviz", "false",
                       "start RViz with config/humanoid_sim.rviz (robot, tf, contact wrenches, ZMP, polygon)"),
-            _argument("use_sim_time", "true", "nodes follow the simulator's /clock instead of the wall clock"),
+            _argument("use_sim_time", "true", "the simulator and RViz follow the simulator's /clock instead of the wall clock"),
             controller,
             RegisterEventHandler(
                 OnProcessIO(

@@ -1,8 +1,9 @@
 """Walking controller: footsteps -> ZMP preview -> IK reference -> whole-body torques.
 
-Every ``update`` (one control tick of ``control_dt``):
+Every ``update`` (one control tick, nominally every ``control_dt``):
 1. Pattern: the footstep plan (``footsteps``) gives the ZMP reference; the preview servo
-   (``preview_control``) advances the CoM (x, y) one tick; the CoM height is constant; the
+   (``preview_control``) advances the CoM (x, y) to the update's time, one sample per
+   ``control_dt`` elapsed (usually one); the CoM height is constant; the
    swing foot follows ``swing_trajectory``; the torso heading is the mean of the feet yaws.
    While walking the plan is rolled forward at every touch-down with the current command
    (``set_command`` takes effect with the first step that starts after the preview horizon
@@ -23,8 +24,8 @@ rows and the KKT solve), each tested against the readable reference of its step
 ``__init__``/``reset``. ``bench/controller.py`` prints the median tick cost.
 
 Frames: world z up; the ground is the plane z = ``ground_height``. Times are the caller's
-clock [s]; call ``update`` every ``control_dt`` (the preview servo advances one sample per
-call).
+clock [s]; call ``update`` every ``control_dt``. Late or skipped calls are tolerated (a
+state lost or delayed over DDS): the pattern follows the time passed in, not the call count.
 """
 
 from __future__ import annotations
@@ -180,6 +181,11 @@ class WalkingReadout(NamedTuple):
 
 
 EARLY_TOUCHDOWN = 0.8  # swing phase fraction after which a reported contact ends the swing
+# The preview servo's sample k is taken at t_reset + k control_dt when an update at t comes
+# with t_reset + k control_dt <= t + PATTERN_TIME_TOLERANCE [s] (stamps rounded to ns).
+PATTERN_TIME_TOLERANCE = 1e-6
+# Samples one update may take to catch up (0.5 s at 2 ms); beyond, the servo holds.
+MAX_PATTERN_SAMPLES_PER_UPDATE = 250
 
 
 def _rot_z(yaw: float) -> np.ndarray:
@@ -310,6 +316,7 @@ class WalkingController:
         self._posture_joints = np.clip(q[j0:], self._lower, self._upper)  # as ik_step clips it
         self._q_ref = q.copy()
         self._t = float(t)
+        self._pattern_samples = 0  # preview servo samples taken since reset (grid t_reset + k dt)
         self._readout = None
 
     def set_command(self, vx: float, vy: float, yaw_rate: float) -> None:
@@ -429,11 +436,23 @@ class WalkingController:
         plan = self._plan
         phase = plan.phase_at(t)
 
-        # 1. Pattern: advance the preview servo one sample.
+        # 1. Pattern: advance the preview servo to t on its own grid of control_dt samples
+        # (k dt after reset), so the CoM reference keeps pace with the plan when a caller
+        # skips ticks (a state lost or late over DDS) or calls at uneven times; the state
+        # after the last sample is the reference for (t, t + dt].
         zmp_ref = self._zmp_samples
         starts, ends, z0, z1 = plan._arrays
-        zmp_samples_nb(starts, ends, z0, z1, float(t), dt, zmp_ref)
-        cart = self._preview.step(zmp_ref[0], zmp_ref[1:])
+        samples = 0
+        while self._t_reset + self._pattern_samples * dt <= t + PATTERN_TIME_TOLERANCE:
+            if samples == MAX_PATTERN_SAMPLES_PER_UPDATE:
+                # A long gap (a paused caller): hold the servo state, move the grid to t.
+                self._pattern_samples = int(math.floor((t - self._t_reset) / dt)) + 1
+                break
+            zmp_samples_nb(starts, ends, z0, z1, self._t_reset + self._pattern_samples * dt, dt, zmp_ref)
+            self._preview.step(zmp_ref[0], zmp_ref[1:])
+            self._pattern_samples += 1
+            samples += 1
+        cart = self._preview.state
         s = min(max((t - self._t_reset) / 1.0, 0.0), 1.0)  # CoM height: blend over 1 s from reset
         sig = s * s * s * (10.0 - 15.0 * s + 6.0 * s * s)
         dsig = 30.0 * s * s * (1.0 - s) ** 2 if s < 1.0 else 0.0  # per second (blend over 1 s)

@@ -12,6 +12,7 @@ never drift from the tick count.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Sequence
 
 import numpy as np
@@ -49,6 +50,17 @@ def stamp_from_nanoseconds(nanoseconds: int) -> Time:
 def nanoseconds_from_stamp(stamp: Time) -> int:
     """Integer nanoseconds of a builtin_interfaces/Time."""
     return int(stamp.sec) * NANOSECONDS_PER_SECOND + int(stamp.nanosec)
+
+
+def header_stamp_nanoseconds(data: bytes) -> int:
+    """Header stamp [ns] of a serialized (CDR, received raw) message whose first field is a
+    std_msgs/Header (JointState, Odometry, any *Stamped): sec (int32) and nanosec (uint32)
+    right after the 4-byte encapsulation header. ValueError for fewer than 12 bytes."""
+    if len(data) < 12:
+        raise ValueError(f"{len(data)} bytes: too short for a message with a header")
+    little = data[1] == 1  # encapsulation kind: 0x0001 CDR little endian, 0x0000 big endian
+    sec, nanosec = struct.unpack("<iI" if little else ">iI", data[4:12])
+    return sec * NANOSECONDS_PER_SECOND + nanosec
 
 
 def clock_message(nanoseconds: int) -> Clock:

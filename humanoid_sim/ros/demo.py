@@ -21,7 +21,8 @@ interrupted before any data.
 The default loop mode is lockstep: the simulator waits for each torque command, so every
 physics tick is controlled whatever the machine's load (the real-time factor is whatever
 the message round trip allows, and is printed). In realtime mode the simulator does not
-wait; on a machine where the controller's answer comes several ticks late the robot falls.
+wait: the progress line then shows the simulator's late ticks and how old the state was that
+each torque command answered.
 """
 
 from __future__ import annotations
@@ -39,8 +40,10 @@ from pathlib import Path
 
 import numpy as np
 import rclpy
+from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped, PolygonStamped, Twist, WrenchStamped
 from nav_msgs.msg import Odometry
+from rclpy.serialization import deserialize_message
 from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import JointState
 from std_srvs.srv import SetBool, Trigger
@@ -56,8 +59,13 @@ from humanoid_sim.reporting.walk_report import (
     figures_text,
     write_walk_report,
 )
-from humanoid_sim.ros.conversions import joint_arrays_from_joint_state, nanoseconds_from_stamp
+from humanoid_sim.ros.conversions import (
+    header_stamp_nanoseconds,
+    joint_arrays_from_joint_state,
+    nanoseconds_from_stamp,
+)
 from humanoid_sim.ros.package_data import package_file
+from humanoid_sim.ros.process_tuning import make_executor
 from humanoid_sim.ros.walking_controller_node import (
     CMD_VEL_TOPIC,
     CONTACT_WRENCH_TOPIC,
@@ -70,6 +78,10 @@ from humanoid_sim.ros.walking_controller_node import (
 REPO_ROOT = Path(__file__).resolve().parents[2]
 FOOT_LINKS = ("l_foot", "r_foot")
 CONTROLLER_NODE = "walking_controller"
+# Topics the report is made of: the simulator is held until this process hears them (DDS
+# discovery takes a moment; a lock-step run could otherwise be over before it).
+RECORDED_TOPICS = (JOINT_STATES_TOPIC, ODOMETRY_TOPIC, "support_polygon", "zmp")
+STALL_TIMEOUT_S = 10.0  # [s of wall time] without simulated time advancing: the run is over
 NON_FOOT_CONTACT_FORCE = 1.0  # [N]: a link other than the feet pushing harder than this touched the ground
 
 
@@ -92,8 +104,10 @@ def parse_arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
                              " --real-time-factor; the torques arrive some ticks late), fast (default: lockstep)")
     parser.add_argument("--real-time-factor", type=float, default=1.0, help="target RTF in realtime mode")
     parser.add_argument("--physics-dt", type=float, default=0.001, help="physics step [s]")
-    parser.add_argument("--state-rate", type=float, default=1000.0,
-                        help="joint_states / odometry rate of the simulator [Hz of sim time] (lockstep: every tick)")
+    parser.add_argument("--state-rate", type=float, default=250.0,
+                        help="joint_states / odometry rate of the simulator in realtime and fast modes [Hz of sim"
+                             " time]; the controller computes torques at 250 Hz and answers each state (default:"
+                             " 250; lockstep: every tick)")
     parser.add_argument("--min-base-height", type=float, default=None,
                         help="the robot fell when the base goes below this [m]; default 60%% of the start height")
     parser.add_argument("--startup-timeout", type=float, default=180.0,
@@ -112,18 +126,18 @@ def parse_arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 def node_commands(options: argparse.Namespace, urdf: Path) -> dict[str, list[str]]:
     """Command lines of the two nodes (same interpreter, parameters as --ros-args)."""
-    lockstep = options.loop_mode == "lockstep"
-    state_rate = 1.0 / options.physics_dt if lockstep else options.state_rate
+    state_rate = options.state_rate  # lockstep publishes the state after every tick anyway
     sim = [
         sys.executable, "-m", "humanoid_sim.ros.sim_node", "--ros-args",
         "-p", f"urdf_path:={urdf}",
         "-p", f"loop_mode:={options.loop_mode}",
         # realtime / fast: held until the controller has answered a first state (release_simulator)
-        "-p", f"start_paused:={'false' if lockstep else 'true'}",
+        "-p", "start_paused:=true",  # held until the controller answers and the demo listens (release_simulator)
         "-p", f"physics_dt:={options.physics_dt}",
         "-p", f"real_time_factor:={options.real_time_factor}",
         "-p", f"joint_states_rate:={state_rate}",
         "-p", f"odometry_rate:={state_rate}",
+        "-p", "clock_rate:=100.0",  # nobody here runs on sim time; the nodes go by the states' stamps
         "-p", "contact_rate:=100.0",
         "-p", "tf_rate:=50.0",
         "-p", "markers_rate:=10.0",
@@ -193,7 +207,9 @@ def sole_outline(model: RobotModel, X_world_body: np.ndarray, body: int) -> np.n
 
 class WalkRecorder:
     """Keeps the newest message of each topic and records one sample per support polygon
-    message (the simulator's contact rate)."""
+    message (the simulator's contact rate). Joint states and odometry come at up to the
+    physics rate: they are kept as received bytes and deserialized only when a sample is
+    recorded, so that listening costs the simulator and the controller little CPU."""
 
     def __init__(self, model: RobotModel, foot_links: Sequence[str]) -> None:
         self.model = model
@@ -203,6 +219,8 @@ class WalkRecorder:
         self.q: np.ndarray | None = None
         self.joints: tuple[np.ndarray, np.ndarray] | None = None
         self.base: np.ndarray | None = None
+        self._joint_state_bytes: bytes | None = None
+        self._odometry_bytes: bytes | None = None
         self.wrench_link = {link: np.zeros(6) for link in self.contact_links}
         self.zmp: tuple[int, np.ndarray] | None = None
         self.planned_zmp: np.ndarray | None = None
@@ -211,6 +229,7 @@ class WalkRecorder:
         self.footprints: list[Footprint] = []
         self._foot_down = {link: False for link in self.foot_links}
         self.non_foot_contacts: set[str] = set()
+        self.simulator_diagnostics: dict[str, str] = {}
         self.sim_time = 0.0
         self.first_wall: float | None = None
         self.first_sim: float | None = None
@@ -218,6 +237,24 @@ class WalkRecorder:
         self.weight = model.total_mass * STANDARD_GRAVITY
 
     # --- message handlers
+    def on_joint_state_bytes(self, data: bytes) -> None:
+        """A JointState received raw: kept, read when the next sample is recorded."""
+        self._joint_state_bytes = data
+        self._clock_ns(header_stamp_nanoseconds(data))
+
+    def on_odometry_bytes(self, data: bytes) -> None:
+        """An Odometry received raw: kept, read when the next sample is recorded."""
+        self._odometry_bytes = data
+        self._clock_ns(header_stamp_nanoseconds(data))
+
+    def _read_kept_state(self) -> None:
+        if self._joint_state_bytes is not None:
+            self.on_joint_state(deserialize_message(self._joint_state_bytes, JointState))
+            self._joint_state_bytes = None
+        if self._odometry_bytes is not None:
+            self.on_odometry(deserialize_message(self._odometry_bytes, Odometry))
+            self._odometry_bytes = None
+
     def on_joint_state(self, msg: JointState) -> None:
         position, velocity, _ = joint_arrays_from_joint_state(msg, self.model.joint_names)
         self.joints = (position, velocity)
@@ -234,11 +271,32 @@ class WalkRecorder:
     def on_zmp(self, msg: PointStamped) -> None:
         self.zmp = (nanoseconds_from_stamp(msg.header.stamp), np.array([msg.point.x, msg.point.y, msg.point.z]))
 
+    def on_diagnostics(self, msg: DiagnosticArray) -> None:
+        """Keep the simulator's loop figures (its /diagnostics key-values) for the progress line."""
+        for status in msg.status:
+            if status.name.endswith(": simulation"):
+                self.simulator_diagnostics = {kv.key: kv.value for kv in status.values}
+
+    def loop_summary(self) -> str:
+        """The simulator's late-tick share, command age and timeout ticks ("" before any)."""
+        d = self.simulator_diagnostics
+        if not d:
+            return ""
+        try:
+            late = 100.0 * float(d["late_tick_share"])
+            return (f" | late ticks {late:4.1f} % | command age {float(d['command_age_mean_ms']):4.1f} ms mean,"
+                    f" {float(d['command_age_max_ms']):4.1f} max | timeout ticks {d['command_timeout_ticks']}")
+        except (KeyError, ValueError):
+            return ""
+
     def on_planned_zmp(self, msg: PointStamped) -> None:
         self.planned_zmp = np.array([msg.point.x, msg.point.y, msg.point.z])
 
     def _clock(self, stamp) -> None:
-        self.sim_time = max(self.sim_time, nanoseconds_from_stamp(stamp) * 1e-9)
+        self._clock_ns(nanoseconds_from_stamp(stamp))
+
+    def _clock_ns(self, stamp_ns: int) -> None:
+        self.sim_time = max(self.sim_time, stamp_ns * 1e-9)
         # The real-time factor counts from the first tick (t > 0), not from the initial
         # state the simulator publishes before its first (compiling) step.
         if self.first_wall is None and self.sim_time > 0.0:
@@ -250,6 +308,7 @@ class WalkRecorder:
 
     def on_polygon(self, msg: PolygonStamped) -> None:
         """Record one sample: the polygon's stamp, and the newest state, ZMP and forces."""
+        self._read_kept_state()
         if self.joints is None or self.base is None or not np.all(np.isfinite(self.joints[0])):
             return
         ns = nanoseconds_from_stamp(msg.header.stamp)
@@ -330,30 +389,46 @@ class WalkRecorder:
 
 
 
-def release_simulator(node, deadline: float, interrupted: list[str]) -> str:
-    """Realtime and fast modes: tick the paused simulator once at a time (``step`` service)
-    until the controller has answered a state with torques, then resume it (``pause``
-    service, false), so that the first ticks in real time are already controlled.
+def print_progress(recorder: WalkRecorder) -> None:
+    """One progress line: sim time, distance, steps, recent real-time factor, base height, loop figures."""
+    print(f"  t_sim {recorder.sim_time:6.2f} s | distance {recorder.distance():5.2f} m | "
+          f"steps {recorder.steps():3d} | RTF {recorder.recent_real_time_factor():4.2f} | "
+          f"base height {recorder.base_height():.3f} m{recorder.loop_summary()}", flush=True)
+
+
+def release_simulator(node, executor, deadline: float, interrupted: list[str]) -> str:
+    """Wait until this process hears the simulator's topics, tick the paused simulator once at
+    a time (``step`` service) until the controller has answered a state with torques, then
+    resume it (``pause`` service, false): the first ticks in real time are already controlled,
+    and no tick goes unrecorded.
     Returns "" when released, else what went wrong."""
     answers: list[JointState] = []
-    subscription = node.create_subscription(JointState, TORQUE_COMMAND_TOPIC, answers.append, 10)
+
+    def on_command(msg: JointState) -> None:
+        # An answer to a stepped state carries its stamp (> 0); the controller's keep-alive
+        # before any state is stamped 0 and says nothing about it being ready.
+        if nanoseconds_from_stamp(msg.header.stamp) > 0:
+            answers.append(msg)
+
+    subscription = node.create_subscription(JointState, TORQUE_COMMAND_TOPIC, on_command, 10)
     step = node.create_client(Trigger, "step")
     pause = node.create_client(SetBool, "pause")
     try:
-        while not (step.service_is_ready() and pause.service_is_ready()):
+        while not (step.service_is_ready() and pause.service_is_ready()
+                   and all(node.count_publishers(topic) for topic in RECORDED_TOPICS)):
             if interrupted or time.monotonic() > deadline:
-                return "the simulator's step and pause services did not appear"
-            rclpy.spin_once(node, timeout_sec=0.1)
+                return "the simulator's step and pause services and its topics did not appear"
+            executor.spin_once(timeout_sec=0.1)
         while not answers:
             if interrupted or time.monotonic() > deadline:
                 return "the controller did not answer the simulator's first states"
             future = step.call_async(Trigger.Request())
-            rclpy.spin_until_future_complete(node, future, timeout_sec=1.0)
+            executor.spin_until_future_complete(future, timeout_sec=1.0)
             wait_until = time.monotonic() + 0.5
             while not answers and time.monotonic() < wait_until:
-                rclpy.spin_once(node, timeout_sec=0.05)
+                executor.spin_once(timeout_sec=0.05)
         future = pause.call_async(SetBool.Request(data=False))
-        rclpy.spin_until_future_complete(node, future, timeout_sec=5.0)
+        executor.spin_until_future_complete(future, timeout_sec=5.0)
         if not (future.done() and future.result().success):
             return "the simulator did not resume"
         return ""
@@ -376,11 +451,14 @@ def run(options: argparse.Namespace) -> int:
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
     node = rclpy.create_node("humanoid_sim_demo")
-    node.create_subscription(JointState, JOINT_STATES_TOPIC, recorder.on_joint_state, 10)
-    node.create_subscription(Odometry, ODOMETRY_TOPIC, recorder.on_odometry, 10)
+    executor = make_executor()  # listening to ~3 kHz of messages: the cheap executor
+    executor.add_node(node)
+    node.create_subscription(JointState, JOINT_STATES_TOPIC, recorder.on_joint_state_bytes, 10, raw=True)
+    node.create_subscription(Odometry, ODOMETRY_TOPIC, recorder.on_odometry_bytes, 10, raw=True)
     node.create_subscription(PointStamped, "zmp", recorder.on_zmp, 10)
     node.create_subscription(PolygonStamped, "support_polygon", recorder.on_polygon, 10)
     node.create_subscription(PointStamped, f"{CONTROLLER_NODE}/planned_zmp", recorder.on_planned_zmp, 10)
+    node.create_subscription(DiagnosticArray, "diagnostics", recorder.on_diagnostics, 10)
     for link in recorder.contact_links:
         node.create_subscription(WrenchStamped, CONTACT_WRENCH_TOPIC.format(link=link),
                                  lambda msg, link=link: recorder.on_wrench(link, msg), 10)
@@ -398,15 +476,15 @@ def run(options: argparse.Namespace) -> int:
         # realtime mode the simulator does not wait; uncontrolled, the robot would sag).
         processes.start("controller", commands["controller"])
         while not interrupted and node.count_subscribers(JOINT_STATES_TOPIC) < 2:  # the demo's + the controller's
-            rclpy.spin_once(node, timeout_sec=0.1)
+            executor.spin_once(timeout_sec=0.1)
             if processes.crashed() or time.monotonic() - wall_start > options.startup_timeout:
                 break
         processes.start("simulator", commands["simulator"])
-        if options.loop_mode != "lockstep":
-            failure = release_simulator(node, wall_start + options.startup_timeout, interrupted)
+        failure = release_simulator(node, executor, wall_start + options.startup_timeout, interrupted)
         last_print = last_cmd_vel = time.monotonic()
+        progress = (last_print, recorder.sim_time)  # (wall time, sim time) when sim time last advanced
         while not interrupted and not failure:
-            rclpy.spin_once(node, timeout_sec=0.05)
+            executor.spin_once(timeout_sec=0.05)
             now = time.monotonic()
             crashed = processes.crashed()
             if crashed:
@@ -417,6 +495,12 @@ def run(options: argparse.Namespace) -> int:
                     failure = f"no simulation data within {options.startup_timeout:g} s"
                     break
                 continue
+            if recorder.sim_time > progress[1]:
+                progress = (now, recorder.sim_time)
+            elif now - progress[0] > STALL_TIMEOUT_S:
+                note = (f"stopped: simulated time stayed at {recorder.sim_time:.2f} s for {STALL_TIMEOUT_S:g} s of wall"
+                        " time (the simulator paused; its log says why)")
+                break
             if min_height is None:
                 min_height = 0.6 * float(recorder.rows["base"][0][2])
             if options.cmd_vel is not None and now - last_cmd_vel >= 0.1:
@@ -427,9 +511,7 @@ def run(options: argparse.Namespace) -> int:
                 cmd_vel.publish(twist)
             if now - last_print >= 1.0:
                 last_print = now
-                print(f"  t_sim {recorder.sim_time:6.2f} s | distance {recorder.distance():5.2f} m | "
-                      f"steps {recorder.steps():3d} | RTF {recorder.recent_real_time_factor():4.2f} | "
-                      f"base height {recorder.base_height():.3f} m", flush=True)
+                print_progress(recorder)
             if recorder.sim_time >= options.duration:
                 break
             if recorder.base_height() < min_height:
@@ -438,9 +520,12 @@ def run(options: argparse.Namespace) -> int:
             if options.wall_timeout > 0.0 and now - wall_start > options.wall_timeout:
                 note = f"stopped by --wall-timeout after {options.wall_timeout:g} s of wall time"
                 break
+        if recorder.samples:
+            print_progress(recorder)  # where the run ended (also a run shorter than a second)
     finally:
         wall_time = (time.monotonic() - recorder.first_wall) if recorder.first_wall is not None else math.nan
         processes.stop()
+        executor.remove_node(node)
         node.destroy_node()
         rclpy.try_shutdown()
         for sig, handler in previous.items():
@@ -460,6 +545,8 @@ def run(options: argparse.Namespace) -> int:
     log = recorder.log(wall_time, options.mode, note)
     figures = write_walk_report(log, options.report, min_height if min_height is not None else 0.0)
     print(f"demo: {figures_text(figures)}")
+    if recorder.loop_summary():
+        print(f"demo: simulator loop{recorder.loop_summary()}")
     if note:
         print(f"demo: {note}")
     print(f"demo: report written to {options.report} (+ {options.report.with_suffix('.json').name})", flush=True)

@@ -77,14 +77,14 @@ PARAMETER_SPECS: tuple[ParameterSpec, ...] = (
     ParameterSpec(
         "loop_mode", "realtime",
         "realtime: hold real_time_factor; fast: as fast as possible; lockstep: one physics tick per"
-        " received command (deterministic CI)", choices=LOOP_MODES, read_only=True,
+        " received command, joint_states and ground_truth/odom after every tick (deterministic CI)", choices=LOOP_MODES, read_only=True,
     ),
     ParameterSpec(
         "start_paused", False, "start paused (resume with the pause service, data=false), e.g. until a controller is up",
         read_only=True,
     ),
     ParameterSpec("real_time_factor", 1.0, "target sim seconds per wall second in realtime mode", low=0.01, high=100.0),
-    ParameterSpec("joint_states_rate", 200.0, "/joint_states rate [Hz of sim time]; 0: off", low=0.0, high=10000.0, unit="Hz"),
+    ParameterSpec("joint_states_rate", 200.0, "/joint_states rate [Hz of sim time] (lockstep: every tick); 0: off", low=0.0, high=10000.0, unit="Hz"),
     ParameterSpec("tf_rate", 200.0, "/tf rate [Hz of sim time]; 0: off", low=0.0, high=10000.0, unit="Hz"),
     ParameterSpec("clock_rate", 1000.0, "/clock rate [Hz of sim time]; 0: off", low=0.0, high=10000.0, unit="Hz"),
     ParameterSpec(
@@ -93,7 +93,7 @@ PARAMETER_SPECS: tuple[ParameterSpec, ...] = (
     ),
     ParameterSpec("markers_rate", 20.0, "RViz markers rate [Hz of sim time]; 0: off", low=0.0, high=1000.0, unit="Hz"),
     ParameterSpec(
-        "odometry_rate", 100.0, "ground-truth odometry and base IMU rate [Hz of sim time]; 0: off",
+        "odometry_rate", 100.0, "ground-truth odometry and base IMU rate [Hz of sim time] (lockstep: odometry every tick); 0: off",
         low=0.0, high=10000.0, unit="Hz",
     ),
     ParameterSpec("diagnostics_rate", 1.0, "/diagnostics rate [Hz of wall time]; 0: off", low=0.0, high=100.0, unit="Hz"),

@@ -29,7 +29,8 @@ Services (std_srvs)
 
 Loop modes: ``realtime`` (a physics thread holds real_time_factor; late ticks counted),
 ``fast`` (the thread steps as fast as it can), ``lockstep`` (no thread: every valid command
-runs exactly one tick and is answered by joint_states and clock, so a run is deterministic).
+runs exactly one tick and is answered by joint_states, ground_truth/odom and clock, so a run is
+deterministic).
 Publish rates are in simulation time (decimation of the tick count), diagnostics in wall time.
 In realtime mode a tick that ends after its wall-time slot is counted late and the next ticks
 run without sleeping until the schedule is met again (a backlog over MAX_BACKLOG_S is dropped
@@ -54,6 +55,7 @@ from typing import Any
 
 import numpy as np
 import rclpy
+from rclpy.serialization import deserialize_message
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped, PolygonStamped, WrenchStamped
 from nav_msgs.msg import Odometry
@@ -86,20 +88,32 @@ from humanoid_sim.ros.command_validation import (
 )
 from humanoid_sim.ros.link_tree import link_tree
 from humanoid_sim.ros.package_data import package_file
+from humanoid_sim.ros.process_tuning import freeze_startup_objects, spin
 from humanoid_sim.ros.tf_serialization import (
     SerializedClock,
+    SerializedEffortCommand,
     SerializedJointState,
+    SerializedOdometry,
     SerializedPoint,
     SerializedTf,
     SerializedWrench,
 )
 from humanoid_sim.ros.parameters import PARAMETER_SPECS, SPECS_BY_NAME, NodeParameters, validate_parameter, validate_parameters
 from humanoid_sim.simulator.simulator import SimulationError, Simulator, SimulatorConfig, StepResult
+from humanoid_sim.simulator.warm_up import warm_up
 
 NODE_NAME = "humanoid_sim"
+_DBG = []
+_DBGT = []
+import atexit, pickle
+atexit.register(lambda: pickle.dump((_DBG, _DBGT), open('/tmp/rt/dbg_sim.pkl', 'wb')))
 # A backlog longer than this [s of wall time] is dropped in realtime mode: the loop restarts
 # its schedule instead of running a burst of catch-up ticks (counted as a schedule reset).
-MAX_BACKLOG_S = 0.1
+MAX_BACKLOG_S = 0.005
+# Commands queued in lockstep and fast modes; realtime mode keeps only the newest.
+COMMAND_QUEUE = 1000
+# Stamped commands kept for the command-age statistics of /diagnostics.
+COMMAND_AGE_WINDOW = 1024
 # Ticks kept for the tick-cost statistics of /diagnostics (mean and 99th percentile).
 TICK_COST_WINDOW = 4096
 # The physics thread shares the GIL with the executor thread; Python's default 5 ms switch
@@ -152,14 +166,16 @@ class SimNode(Node):
         model = self.model
         self.simulator = self._make_simulator(p, model)
         self.q_initial = self._initial_configuration(p, model)
-        # Warm-up: one throw-away step compiles (or loads) the numba kernels now, so the first
-        # real tick is not seconds late; the state is then set back exactly.
+        # Warm-up: throw-away steps through every path of the step (resting, landing, sliding,
+        # a joint stop) compile or load the numba kernels now, so that no tick of the run
+        # waits for them; the state is then set back exactly.
         self.simulator.set_state(self.q_initial, np.zeros(model.nv))
         try:
-            self.simulator.step(np.zeros(model.nj))
+            warm = warm_up(self.simulator, self.q_initial)
         except SimulationError as exc:
             raise StartupError(f"the first simulation step fails from the initial state: {exc}") from None
-        self.simulator.set_state(self.q_initial, np.zeros(model.nv))
+        for scenario, reason in warm.failed.items():
+            self.get_logger().warning(f"warm-up scenario {scenario!r} failed ({reason}); its kernels load on first use")
         self.tree = link_tree(model, self.urdf_xml, p.odom_frame)
         try:
             self.joint_order = joint_order_indices(p.joint_order, model.joint_names)
@@ -193,6 +209,8 @@ class SimNode(Node):
         self.max_rounds_seen = 0
         self._tick_costs = np.zeros(TICK_COST_WINDOW)  # [s] step + publishing, ring buffer
         self._tick_costs_seen = 0
+        self._command_ages = np.zeros(COMMAND_AGE_WINDOW)  # [ms of sim time] tick time - command stamp
+        self._command_ages_seen = 0
         self._stats_window = (time.monotonic(), 0)  # (wall time, tick) at the last diagnostics
         self._rtf_window = math.nan
         self._reschedule = True
@@ -316,8 +334,15 @@ class SimNode(Node):
             link: self._publisher(PointStamped, f"contact/{topic_token(link)}/cop", 10) for link in self.contact_links
         }
 
-        self.create_subscription(JointState, "joint_commands", self._on_named_command, 1000)
-        self.create_subscription(Float64MultiArray, "effort_controller/commands", self._on_array_command, 1000)
+        # Raw: a command naming every joint in the model's order with only effort filled (what
+        # a controller usually sends, the bundled one included) is read straight from its bytes.
+        # In realtime mode each tick applies the newest command, so only the newest is kept: a
+        # queue would hand the executor old commands first whenever it falls behind, and the
+        # robot would run on commands hundreds of ms stale. Lockstep runs one tick per command
+        # and fast mode has no wall-clock schedule: every command is queued and counted.
+        depth = 1 if p.loop_mode == "realtime" else COMMAND_QUEUE
+        self.create_subscription(JointState, "joint_commands", self._on_named_command_bytes, depth, raw=True)
+        self.create_subscription(Float64MultiArray, "effort_controller/commands", self._on_array_command, depth)
         self.create_service(Trigger, "reset", self._on_reset)
         self.create_service(SetBool, "pause", self._on_pause)
         self.create_service(Trigger, "step", self._on_step)
@@ -334,6 +359,9 @@ class SimNode(Node):
         self._tf_rows = np.zeros((len(moving), 7))
         self._clock_serialized = SerializedClock()
         self._joint_states_serialized = SerializedJointState(model.joint_names)
+        self._odometry_serialized = SerializedOdometry(p.odom_frame, self.tree.root_link) if self.tree.floating else None
+        self._command_layout = SerializedEffortCommand(model.joint_names)
+        self._all_joints = np.arange(model.nj, dtype=np.int64)
         self._wrench_serialized = {link: SerializedWrench(link) for link in self.contact_links}
         self._cop_serialized = SerializedPoint(p.odom_frame)
         self._zmp_serialized = SerializedPoint(p.odom_frame)
@@ -377,13 +405,33 @@ class SimNode(Node):
         return SetParametersResult(successful=True)
 
     # ------------------------------------------------------------------ commands
+    def _on_named_command_bytes(self, data: bytes) -> None:
+        known = self._command_layout.read(data)
+        if known is None:
+            self._on_named_command(deserialize_message(data, JointState))
+            return
+        stamp_ns, effort = known
+        if np.all(np.isfinite(effort)):
+            check = CommandCheck(True, "", "", self._all_joints, effort.copy())
+        else:
+            check = check_named_command(self.model.joint_names, effort, self.model.joint_names)
+        self._apply_command(check, "joint_commands", stamp_ns)
+
     def _on_named_command(self, msg: JointState) -> None:
-        self._apply_command(check_named_command(msg.name, msg.effort, self.model.joint_names), "joint_commands")
+        self._apply_command(check_named_command(msg.name, msg.effort, self.model.joint_names), "joint_commands",
+                            cv.nanoseconds_from_stamp(msg.header.stamp))
 
     def _on_array_command(self, msg: Float64MultiArray) -> None:
         self._apply_command(check_array_command(msg.data, self.joint_order, self.joint_order_names), "effort_controller/commands")
 
-    def _apply_command(self, check: CommandCheck, topic: str) -> None:
+    def _apply_command(self, check: CommandCheck, topic: str, stamp_ns: int | None = None) -> None:
+        """stamp_ns: the command's header stamp [ns of sim time] (None: no header); its age
+        against the current tick goes to the command-age statistics of /diagnostics."""
+        if check.ok and stamp_ns:
+            _DBG.append((time.monotonic(), self._tick, stamp_ns))
+            age = self._tick * self._ns_per_tick - stamp_ns
+            self._command_ages[self._command_ages_seen % COMMAND_AGE_WINDOW] = age * 1e-6
+            self._command_ages_seen += 1
         with self._command_lock:
             if not check.ok:
                 if self.rejections.record(check.kind, time.monotonic()):
@@ -418,6 +466,7 @@ class SimNode(Node):
     # ------------------------------------------------------------------ the tick
     def _do_tick(self) -> StepResult | None:
         """One physics step and the publishing due at it. Caller holds the lock."""
+        _DBGT.append((time.monotonic(), self._tick))
         sim = self.simulator
         start = time.perf_counter()
         try:
@@ -465,11 +514,11 @@ class SimNode(Node):
         if self._due("tf"):
             self._publish_tf(sec, nanosec, result.q)
         # The topics below cost most to build; nobody listening, nothing is built.
-        if self._due("odometry") and self.model.floating_base:
+        if (lockstep or self._due("odometry")) and self.model.floating_base:
             q, v = result.q, result.v
             root = self.tree.root_link
-            if self.pub_odom.get_subscription_count():
-                self.pub_odom.publish(cv.odometry_message(ns, self.params.odom_frame, root, q[0:3], q[3:7], v[0:3], v[3:6]))
+            if self.pub_odom.get_subscription_count() and self._odometry_serialized is not None:
+                self.pub_odom.publish(self._odometry_serialized.fill(sec, nanosec, q[0:7], v[0:6]))
             if self.pub_imu.get_subscription_count():
                 acceleration = self._base_acceleration(result)
                 self.pub_imu.publish(cv.imu_message(ns, root, q[3:7], v[3:6], acceleration, self.model.gravity))
@@ -569,6 +618,7 @@ class SimNode(Node):
                 "rejected_commands": self.rejections.total,
                 **{f"rejected_{kind}": count for kind, count in self.rejections.counts.items()},
                 "command_timeout_ticks": self.timeout_ticks,
+                **self._command_age_values(),
             }
             warnings, errors = [], []
             if ticks and self.params.loop_mode == "realtime" and self.late_ticks / ticks > 0.05:
@@ -587,6 +637,14 @@ class SimNode(Node):
         if not len(costs):
             return {"tick_time_mean_ms": 0.0, "tick_time_p99_ms": 0.0}
         return {"tick_time_mean_ms": 1e3 * float(costs.mean()), "tick_time_p99_ms": 1e3 * float(np.percentile(costs, 99.0))}
+
+    def _command_age_values(self) -> dict[str, float]:
+        """Mean and largest age [ms of sim time] of the last stamped commands when they came in
+        (tick time minus header stamp: how stale the state was that the command answers)."""
+        ages = self._command_ages[: min(self._command_ages_seen, COMMAND_AGE_WINDOW)]
+        if not len(ages):
+            return {"command_age_mean_ms": math.nan, "command_age_max_ms": math.nan}
+        return {"command_age_mean_ms": float(ages.mean()), "command_age_max_ms": float(ages.max())}
 
     def _publish_diagnostics(self) -> None:
         values, warnings, errors = self.diagnostics_values()
@@ -617,6 +675,10 @@ class SimNode(Node):
                 return response
             self._paused = bool(request.data)
             self._reschedule = True
+            if not self._paused and self.params.loop_mode == "lockstep":
+                # A lock-step simulator ticks on commands; commands that came while it was paused
+                # answered states it no longer waits for. The state again: its answer is the next tick.
+                self._publish_state_now()
         response.success, response.message = True, "paused" if request.data else "running"
         return response
 
@@ -637,7 +699,7 @@ class SimNode(Node):
         return response
 
     def _publish_state_now(self) -> None:
-        """joint_states, tf and clock of the current state, whatever the decimation."""
+        """joint_states, ground_truth/odom, tf and clock of the current state, whatever the decimation."""
         sim = self.simulator
         ns = self._tick * self._ns_per_tick
         q, v = sim.q, sim.v
@@ -646,6 +708,8 @@ class SimNode(Node):
         sec, nanosec = divmod(ns, cv.NANOSECONDS_PER_SECOND)
         self.pub_clock.publish(self._clock_serialized.fill(sec, nanosec))
         self._publish_joint_states(sec, nanosec, q, v, applied)
+        if self._odometry_serialized is not None and self.pub_odom.get_subscription_count():
+            self.pub_odom.publish(self._odometry_serialized.fill(sec, nanosec, q[0:7], v[0:6]))
         self._publish_tf(sec, nanosec, q)
 
     # ------------------------------------------------------------------ loop
@@ -713,9 +777,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[{NODE_NAME}] cannot start: {exc}", file=sys.stderr)
         rclpy.try_shutdown()
         return 1
+    freeze_startup_objects()
     node.start()
     try:
-        rclpy.spin(node)
+        spin(node)
     except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
         pass
     except Exception:

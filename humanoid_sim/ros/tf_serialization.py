@@ -17,13 +17,17 @@ with ``serialize_message``).
 
 from __future__ import annotations
 
+import contextlib
+import os
 import struct
-from collections.abc import Sequence
+import sys
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 from geometry_msgs.msg import PointStamped, WrenchStamped
-from rclpy.serialization import serialize_message
+from nav_msgs.msg import Odometry
+from rclpy.serialization import deserialize_message, serialize_message
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
@@ -31,6 +35,20 @@ from tf2_msgs.msg import TFMessage
 from humanoid_sim.ros.conversions import transform_message
 
 _CDR_HEADER = 4  # encapsulation header; CDR aligns primitives relative to the byte after it
+
+
+@contextlib.contextmanager
+def _stderr_silenced() -> Iterator[None]:
+    """File descriptor 2 goes to /dev/null inside (C libraries write there directly)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as devnull:
+            os.dup2(devnull.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def stamp_marker(k: int) -> tuple[int, int]:
@@ -50,7 +68,8 @@ class FixedLayoutMessage:
     ``value_marker(j)``; everything else (strings, sequence lengths) is kept as serialized.
     """
 
-    def __init__(self, template: Any, n_stamps: int, n_values: int) -> None:
+    def __init__(self, template: Any, n_stamps: int, n_values: int, signature: bool = False) -> None:
+        """signature: find the template's padding bytes now (~0.1 s), for ``matches``."""
         data = bytes(serialize_message(template))
         self._buffer = bytearray(data + bytes(-len(data) % 8))  # padded: whole-word views
         self._size = len(data)
@@ -71,6 +90,15 @@ class FixedLayoutMessage:
         self._value_index = value_index
         self._sec_index = stamp_index[:, 0].copy()
         self._nanosec_index = stamp_index[:, 1].copy()
+        variable = np.zeros(len(data), dtype=bool)
+        for j in value_index:
+            variable[_CDR_HEADER + 8 * j : _CDR_HEADER + 8 * j + 8] = True
+        for k in range(n_stamps):
+            variable[4 * stamp_index[k, 0] : 4 * stamp_index[k, 0] + 8] = True
+        self._template = template
+        self._template_bytes = np.frombuffer(data, dtype=np.uint8)
+        self._variable = variable
+        self._signature_at = np.flatnonzero(self._meaningful() & ~variable) if signature else None
 
     def fill(self, sec: int, nanosec: int, values: np.ndarray | None = None) -> bytes:
         """The serialized message with every stamp (sec, nanosec) and the float64 slots ``values`` (n_values,)."""
@@ -93,6 +121,42 @@ class FixedLayoutMessage:
         if len(data) != self._size:
             raise ValueError(f"{len(data)} bytes, not the {self._size} of this layout")
         return np.frombuffer(data, dtype="<f8", offset=_CDR_HEADER, count=(self._size - _CDR_HEADER) // 8)[self._value_index]
+
+    def matches(self, data: bytes) -> bool:
+        """Whether ``data`` has this layout (same length; same frame ids, names, string and
+        sequence lengths), so that ``read`` gives its values and ``read_stamp`` its stamp."""
+        if self._signature_at is None:
+            raise RuntimeError("layout built without signature=True")
+        if len(data) != self._size:
+            return False
+        at = self._signature_at
+        return bool(np.array_equal(np.frombuffer(data, dtype=np.uint8)[at], self._template_bytes[at]))
+
+    def _meaningful(self) -> np.ndarray:
+        """Bytes of the template that carry content, (size,) bool: everything but CDR
+        alignment padding, whose value serializers do not fix (rclpy leaves it uninitialised).
+        Found by experiment: a byte is padding when changing it deserializes to the same message."""
+        template_type = type(self._template)
+        meaningful = np.ones(self._size, dtype=bool)
+        probe = bytearray(self._template_bytes.tobytes())
+        with _stderr_silenced():  # the C deserializer prints each rejected probe
+            for i in range(_CDR_HEADER, self._size):
+                if self._variable[i]:
+                    continue
+                original = probe[i]
+                probe[i] = original ^ 0xFF
+                try:
+                    meaningful[i] = deserialize_message(bytes(probe), template_type) != self._template
+                except Exception:  # noqa: BLE001 - a string or sequence length no longer fits: content
+                    meaningful[i] = True
+                probe[i] = original
+        return meaningful
+
+    def read_stamp(self, data: bytes) -> int:
+        """The first stamp of serialized bytes of this layout [ns]."""
+        words = np.frombuffer(data, dtype="<u4", count=len(data) // 4)
+        sec = int(np.int32(words[self._sec_index[0]]))
+        return sec * 1_000_000_000 + int(words[self._nanosec_index[0]])
 
 
 class SerializedTf:
@@ -124,9 +188,12 @@ class SerializedTf:
 
 
 class SerializedJointState:
-    """sensor_msgs/JointState bytes for fixed joint names (position, velocity, effort all filled)."""
+    """sensor_msgs/JointState bytes for fixed joint names (position, velocity, effort all filled).
 
-    def __init__(self, names: Sequence[str]) -> None:
+    readable: also read such messages received raw, checking names and lengths (``read``).
+    """
+
+    def __init__(self, names: Sequence[str], readable: bool = False) -> None:
         n = len(names)
         template = JointState(
             name=list(names),
@@ -137,7 +204,8 @@ class SerializedJointState:
         template.header.stamp.sec, template.header.stamp.nanosec = stamp_marker(0)
         self.n = n
         self._values = np.empty(3 * n)
-        self._message = FixedLayoutMessage(template, 1, 3 * n)
+        self._message = FixedLayoutMessage(template, 1, 3 * n, signature=readable)
+        self._readable = readable
 
     def fill(self, sec: int, nanosec: int, position: np.ndarray, velocity: np.ndarray, effort: np.ndarray) -> bytes:
         """position [rad or m], velocity [rad/s or m/s], effort [N m or N], each (n,)."""
@@ -147,10 +215,17 @@ class SerializedJointState:
 
     def read(self, data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(position, velocity, effort), each (n,), of a JointState received raw with these names and
-        an empty frame_id (what the simulation node publishes). ValueError for another layout."""
+        an empty frame_id (what the simulation node publishes). ValueError for another layout
+        (another length; when ``readable``, also other names or frame_id)."""
+        if self._readable and not self._message.matches(data):
+            raise ValueError("not a JointState of this layout (names, frame_id or sequence lengths differ)")
         values = self._message.read(data)
         n = self.n
         return values[:n], values[n : 2 * n], values[2 * n :]
+
+    def read_stamp(self, data: bytes) -> int:
+        """The header stamp [ns] of bytes of this layout."""
+        return self._message.read_stamp(data)
 
 
 class SerializedClock:
@@ -193,3 +268,57 @@ class SerializedPoint:
 
     def fill(self, sec: int, nanosec: int, point: np.ndarray) -> bytes:
         return self._message.fill(sec, nanosec, point)
+
+
+class SerializedOdometry:
+    """nav_msgs/Odometry bytes for a fixed (odom frame, base frame), zero covariances.
+
+    fill with the base pose q[0:7] (position [m], quaternion x, y, z, w) and the base twist
+    v[0:6] (linear [m/s], angular [rad/s], in the base frame), as ``conversions.odometry_message``.
+    """
+
+    def __init__(self, odom_frame: str, base_frame: str) -> None:
+        template = Odometry(child_frame_id=base_frame)
+        template.header.frame_id = odom_frame
+        template.header.stamp.sec, template.header.stamp.nanosec = stamp_marker(0)
+        pose, twist = template.pose.pose, template.twist.twist
+        (pose.position.x, pose.position.y, pose.position.z, pose.orientation.x, pose.orientation.y,
+         pose.orientation.z, pose.orientation.w) = (value_marker(j) for j in range(7))
+        (twist.linear.x, twist.linear.y, twist.linear.z, twist.angular.x, twist.angular.y,
+         twist.angular.z) = (value_marker(7 + j) for j in range(6))
+        self._values = np.empty(13)
+        self.layout = FixedLayoutMessage(template, 1, 13, signature=True)
+
+    def fill(self, sec: int, nanosec: int, q_base: np.ndarray, v_base: np.ndarray) -> bytes:
+        """q_base (7,), v_base (6,) as in the class docstring."""
+        self._values[:7], self._values[7:] = q_base, v_base
+        return self.layout.fill(sec, nanosec, self._values)
+
+    def read(self, data: bytes) -> tuple[int, np.ndarray, np.ndarray] | None:
+        """(stamp [ns], q_base (7,), v_base (6,)) of Odometry bytes of this layout; None for
+        another layout (other frames, a covariance set: deserialize those instead)."""
+        if not self.layout.matches(data):
+            return None
+        values = self.layout.read(data)
+        return self.layout.read_stamp(data), values[:7], values[7:]
+
+
+class SerializedEffortCommand:
+    """sensor_msgs/JointState bytes naming fixed joints with only ``effort`` filled (position
+    and velocity empty, frame_id empty): a torque command as ``joint_commands`` carries it."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        template = JointState(name=list(names), effort=[value_marker(j) for j in range(len(names))])
+        template.header.stamp.sec, template.header.stamp.nanosec = stamp_marker(0)
+        self.layout = FixedLayoutMessage(template, 1, len(names), signature=True)
+
+    def fill(self, sec: int, nanosec: int, effort: np.ndarray) -> bytes:
+        """effort [N m or N], (n,) in the names' order."""
+        return self.layout.fill(sec, nanosec, effort)
+
+    def read(self, data: bytes) -> tuple[int, np.ndarray] | None:
+        """(stamp [ns], effort (n,)) of bytes of this layout; None for any other JointState
+        (other names or order, position or velocity filled: deserialize those instead)."""
+        if not self.layout.matches(data):
+            return None
+        return self.layout.read_stamp(data), self.layout.read(data)

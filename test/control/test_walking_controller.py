@@ -220,3 +220,26 @@ def test_configured_com_height_is_reached_smoothly(model):
     assert com[-1, 2] == pytest.approx(z0 - 0.03, abs=2e-3)
     assert np.max(np.abs(np.diff(com[:, 2]))) < 1e-3 * config.control_dt / 0.002  # no jump
     assert worst["cop_ratio"] < 1.0 and worst["min_fz_loaded"] > 0.0
+
+
+def test_the_pattern_follows_the_time_passed_in_not_the_number_of_calls(model):
+    """A caller that skips ticks (a state lost or late over DDS) gets the CoM reference of one
+    that called every tick: the preview servo takes the samples it missed."""
+    config = load_walking_config(ROOT / "config" / "walking.yaml")
+    dt = config.control_dt
+    q, v = stand(model), np.zeros(model.nv)
+    every_tick, skipping = WalkingController(model, config), WalkingController(model, config)
+    for ctrl in (every_tick, skipping):
+        ctrl.reset(q, v, 0.0)
+        ctrl.set_command(0.15, 0.0, 0.0)
+    rng = np.random.default_rng(7)
+    k_last = 0
+    for k in range(1200):  # 4.8 s: the preview shifts the CoM and the first steps start
+        every_tick.update(k * dt, q, v)
+        if k > 0 and rng.random() < 0.7 and k - k_last < 20:
+            continue  # skipped: up to 20 ticks go by between two calls
+        skipping.update(k * dt, q, v)
+        k_last = k
+        np.testing.assert_allclose(skipping.readout.com_reference, every_tick.readout.com_reference, atol=1e-12)
+    moved = every_tick.readout.com_reference[:2] - q[:2]
+    assert np.linalg.norm(moved) > 0.05  # the reference did move: the comparison meant something

@@ -24,3 +24,13 @@ def test_digest_ignores_files_without_kernels(tmp_path):
     before = kernel_sources_digest(tmp_path)
     write(tmp_path / "node.py", "print('changed')\n")
     assert kernel_sources_digest(tmp_path) == before
+
+
+def test_digest_ignores_files_that_only_mention_numba(tmp_path):
+    write(tmp_path / "kernels.py", "import numba\n")
+    write(tmp_path / "node.py", '"""Warms up the numba kernels."""\nX = 1\n')
+    before = kernel_sources_digest(tmp_path)
+    write(tmp_path / "node.py", '"""Warms up the numba kernels."""\nX = 2\n')
+    assert kernel_sources_digest(tmp_path) == before
+    write(tmp_path / "node.py", '"""Warms up the numba kernels."""\n    from numba import njit\n')
+    assert kernel_sources_digest(tmp_path) != before

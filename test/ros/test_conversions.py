@@ -162,3 +162,19 @@ def test_batch_quaternions_match_single(rng):
         assert np.allclose(b, s_, atol=1e-13) or np.allclose(b, -s_, atol=1e-13)
     for quat, r in zip(batch, R):
         np.testing.assert_allclose(cv.rotation_from_quaternion(quat), r, atol=1e-13)
+
+
+def test_header_stamp_of_raw_messages():
+    from rclpy.serialization import serialize_message
+
+    from humanoid_sim.ros.conversions import header_stamp_nanoseconds, joint_state_message, odometry_message, wrench_message
+
+    for ns in (0, 1, 1_234_567_891, 2**31 * 10**9 - 1):
+        raw = bytes(serialize_message(joint_state_message(ns, ["a"], [0.0], [0.0], [0.0])))
+        assert header_stamp_nanoseconds(raw) == ns
+    raw = bytes(serialize_message(odometry_message(5_000_000_007, "odom", "base", np.zeros(3), np.array([0, 0, 0, 1.0]),
+                                                   np.zeros(3), np.zeros(3))))
+    assert header_stamp_nanoseconds(raw) == 5_000_000_007
+    assert header_stamp_nanoseconds(bytes(serialize_message(wrench_message(42, "foot", np.zeros(6))))) == 42
+    with pytest.raises(ValueError, match="too short"):
+        header_stamp_nanoseconds(b"\x00\x01\x00\x00")

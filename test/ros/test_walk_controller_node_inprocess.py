@@ -124,3 +124,74 @@ def test_contact_info_uses_only_fresh_foot_wrenches(node_and_peer):
     assert node._contact_info(101 * ms) == {"l_sole": True}
     assert node._contact_info(91 * ms) == {"r_sole": False}  # 5 N < 20 N threshold; the left one is from the future
     assert node._contact_info(200 * ms) is None
+
+
+def _state_publishers(peer, model, q):
+    joints = peer.create_publisher(JointState, "joint_states", 10)
+    odometry = peer.create_publisher(type(odometry_message(0, "odom", "pelvis", q[:3], q[3:7], np.zeros(3), np.zeros(3))),
+                                     "ground_truth/odom", 10)
+    return joints, odometry
+
+
+def test_states_in_another_joint_order_are_read_by_name(node_and_peer):
+    """The raw fast path reads only the simulator's layout; any other JointState is deserialized."""
+    node, peer, executor = node_and_peer
+    model = node.model
+    q = pose_configuration(model, load_initial_poses(DEFAULT_POSES_FILE, model.name)["stand"], Environment())
+    commands: list[JointState] = []
+    peer.create_subscription(JointState, "joint_commands", commands.append, 10)
+    joints, odometry = _state_publishers(peer, model, q)
+    order = list(reversed(range(model.nj)))
+    names = [model.joint_names[j] for j in order]
+    stamp_ns = 2_000_000_000
+
+    def answered():
+        joints.publish(joint_state_message(stamp_ns, names, q[7:][order], np.zeros(model.nj), np.zeros(model.nj)))
+        odometry.publish(odometry_message(stamp_ns, "odom", "pelvis", q[:3], q[3:7], np.zeros(3), np.zeros(3)))
+        return bool(commands)
+
+    assert _spin_until(executor, answered)
+    np.testing.assert_allclose(node._joint_state[1], q[7:], atol=0.0)
+
+
+@pytest.fixture
+def walking_node_and_peer():
+    rclpy.init()
+    ns = f"/walk_inproc_walk_{os.getpid()}"
+    node = WalkingControllerNode(
+        namespace=ns,
+        parameter_overrides=[Parameter("mode", value="walk"), Parameter("urdf_path", value=str(REPO / "urdf" / "humanoid.urdf"))],
+    )
+    peer = rclpy.create_node("walk_inproc_walk_peer", namespace=ns)
+    executor = rclpy.executors.SingleThreadedExecutor()
+    executor.add_node(node)
+    executor.add_node(peer)
+    yield node, peer, executor
+    executor.shutdown()
+    node.destroy_node()
+    peer.destroy_node()
+    rclpy.shutdown()
+
+
+def test_a_state_the_controller_cannot_start_from_is_answered_and_the_node_goes_on(walking_node_and_peer):
+    node, peer, executor = walking_node_and_peer
+    model = node.model
+    q = pose_configuration(model, load_initial_poses(DEFAULT_POSES_FILE, model.name)["stand"], Environment())
+    buried = q.copy()
+    buried[2] = -5.0  # the centre of mass 5 m under the ground: no walking pattern starts from there
+    commands: list[JointState] = []
+    peer.create_subscription(JointState, "joint_commands", commands.append, 10)
+    joints, odometry = _state_publishers(peer, model, q)
+
+    def answer_to(state, stamp_ns):
+        def answered():
+            joints.publish(joint_state_message(stamp_ns, model.joint_names, state[7:], np.zeros(model.nj), np.zeros(model.nj)))
+            odometry.publish(odometry_message(stamp_ns, "odom", "pelvis", state[:3], state[3:7], np.zeros(3), np.zeros(3)))
+            return any(c.header.stamp.sec * 10**9 + c.header.stamp.nanosec == stamp_ns for c in commands)
+        return answered
+
+    assert _spin_until(executor, answer_to(buried, 1_000_000_000))
+    assert node.failures >= 1
+    assert np.all(np.array(commands[-1].effort) == 0.0)  # nothing computed yet: the held torque is zero
+    assert _spin_until(executor, answer_to(q, 1_100_000_000))  # a valid state later: control starts
+    assert np.max(np.abs(commands[-1].effort)) > 1.0

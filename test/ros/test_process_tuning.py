@@ -1,0 +1,53 @@
+"""The executor choice and the spin loop of the nodes' processes."""
+
+import gc
+import threading
+
+import pytest
+
+rclpy = pytest.importorskip("rclpy", reason="rclpy is not installed (run scripts/setup.sh)")
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+from std_msgs.msg import String  # noqa: E402
+
+from humanoid_sim.ros.process_tuning import EXECUTOR_VARIABLE, freeze_startup_objects, make_executor, spin  # noqa: E402
+
+
+def test_single_threaded_executor_on_request(monkeypatch):
+    monkeypatch.setenv(EXECUTOR_VARIABLE, "single")
+    rclpy.init()
+    try:
+        assert isinstance(make_executor(), SingleThreadedExecutor)
+    finally:
+        rclpy.shutdown()
+
+
+@pytest.mark.parametrize("variant", ["", "single"])
+def test_spin_runs_callbacks_and_timers_and_returns_at_shutdown(monkeypatch, variant):
+    monkeypatch.setenv(EXECUTOR_VARIABLE, variant)
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    node = rclpy.create_node("process_tuning_spin", context=context)
+    received, ticks = [], []
+    node.create_subscription(String, "process_tuning_topic", received.append, 10)
+    node.create_timer(0.02, lambda: ticks.append(1))
+    publisher = node.create_publisher(String, "process_tuning_topic", 10)
+    node.create_timer(0.02, lambda: publisher.publish(String(data="x")))
+    worker = threading.Thread(target=spin, args=(node,), daemon=True)
+    worker.start()
+    try:
+        for _ in range(200):
+            if len(received) >= 3 and len(ticks) >= 3:
+                break
+            threading.Event().wait(0.02)
+    finally:
+        rclpy.shutdown(context=context)
+    worker.join(timeout=5.0)
+    assert not worker.is_alive(), "spin did not return after shutdown"
+    assert len(received) >= 3 and len(ticks) >= 3
+    node.destroy_node()
+
+
+def test_freeze_moves_the_startup_objects_out_of_collection():
+    freeze_startup_objects()
+    assert gc.get_freeze_count() > 0
+    gc.unfreeze()
