@@ -103,10 +103,6 @@ from humanoid_sim.simulator.simulator import SimulationError, Simulator, Simulat
 from humanoid_sim.simulator.warm_up import warm_up
 
 NODE_NAME = "humanoid_sim"
-_DBG = []
-_DBGT = []
-import atexit, pickle
-atexit.register(lambda: pickle.dump((_DBG, _DBGT), open('/tmp/rt/dbg_sim.pkl', 'wb')))
 # A backlog longer than this [s of wall time] is dropped in realtime mode: the loop restarts
 # its schedule instead of running a burst of catch-up ticks (counted as a schedule reset).
 MAX_BACKLOG_S = 0.005
@@ -428,7 +424,6 @@ class SimNode(Node):
         """stamp_ns: the command's header stamp [ns of sim time] (None: no header); its age
         against the current tick goes to the command-age statistics of /diagnostics."""
         if check.ok and stamp_ns:
-            _DBG.append((time.monotonic(), self._tick, stamp_ns))
             age = self._tick * self._ns_per_tick - stamp_ns
             self._command_ages[self._command_ages_seen % COMMAND_AGE_WINDOW] = age * 1e-6
             self._command_ages_seen += 1
@@ -466,7 +461,6 @@ class SimNode(Node):
     # ------------------------------------------------------------------ the tick
     def _do_tick(self) -> StepResult | None:
         """One physics step and the publishing due at it. Caller holds the lock."""
-        _DBGT.append((time.monotonic(), self._tick))
         sim = self.simulator
         start = time.perf_counter()
         try:
