@@ -35,9 +35,13 @@ Publish rates are in simulation time (decimation of the tick count), diagnostics
 In realtime mode a tick that ends after its wall-time slot is counted late and the next ticks
 run without sleeping until the schedule is met again (a backlog over MAX_BACKLOG_S is dropped
 and counted as a schedule reset); publishing follows the tick count, so catching up never
-publishes more than the rates ask. Hot topics (clock, joint_states, tf, contact wrench/cop,
-zmp) go out as pre-serialized bytes (tf_serialization); odometry, imu, support_polygon and
-contact_markers are built only while some subscriber is matched.
+publishes more than the rates ask. Hot topics (clock, joint_states, ground_truth/odom, tf,
+contact wrench/cop, zmp) go out as pre-serialized bytes (tf_serialization); odometry, imu,
+support_polygon and contact_markers are built only while some subscriber is matched. A
+joint_commands message naming every joint in the model's order with only effort set is read
+from its raw bytes; any other is deserialized and checked by name. In realtime mode only the
+newest command is kept (queue depth 1), and /diagnostics reports how old the state was that
+each command answered (command_age_mean_ms / command_age_max_ms, in sim time).
 Stamps are simulation time from the tick count; /clock never runs backwards (reset restores
 the initial state but not the time).
 """
