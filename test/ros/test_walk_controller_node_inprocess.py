@@ -22,20 +22,15 @@ from humanoid_sim.simulator.initial_pose import DEFAULT_POSES_FILE, load_initial
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def node_and_peer():
+def _controller_with_peer(name: str, overrides: list):
+    """(controller node, a peer node in its namespace, an executor spinning both); torn down after."""
     rclpy.init()
-    ns = f"/walk_inproc_{os.getpid()}"
+    ns = f"/{name}_{os.getpid()}"
     node = WalkingControllerNode(
         namespace=ns,
-        parameter_overrides=[
-            Parameter("mode", value="stand"),
-            Parameter("urdf_path", value=str(REPO / "urdf" / "humanoid.urdf")),
-            Parameter("walk_speed", value=0.1),
-            Parameter("contact_max_age", value=0.0025),
-        ],
+        parameter_overrides=[Parameter("urdf_path", value=str(REPO / "urdf" / "humanoid.urdf"))] + overrides,
     )
-    peer = rclpy.create_node("walk_inproc_peer", namespace=ns)
+    peer = rclpy.create_node(f"{name}_peer", namespace=ns)
     executor = rclpy.executors.SingleThreadedExecutor()
     executor.add_node(node)
     executor.add_node(peer)
@@ -44,6 +39,15 @@ def node_and_peer():
     node.destroy_node()
     peer.destroy_node()
     rclpy.shutdown()
+
+
+@pytest.fixture
+def node_and_peer():
+    yield from _controller_with_peer("walk_inproc", [
+        Parameter("mode", value="stand"),
+        Parameter("walk_speed", value=0.1),
+        Parameter("contact_max_age", value=0.0025),
+    ])
 
 
 def _spin_until(executor, condition, timeout=20.0):
@@ -156,21 +160,7 @@ def test_states_in_another_joint_order_are_read_by_name(node_and_peer):
 
 @pytest.fixture
 def walking_node_and_peer():
-    rclpy.init()
-    ns = f"/walk_inproc_walk_{os.getpid()}"
-    node = WalkingControllerNode(
-        namespace=ns,
-        parameter_overrides=[Parameter("mode", value="walk"), Parameter("urdf_path", value=str(REPO / "urdf" / "humanoid.urdf"))],
-    )
-    peer = rclpy.create_node("walk_inproc_walk_peer", namespace=ns)
-    executor = rclpy.executors.SingleThreadedExecutor()
-    executor.add_node(node)
-    executor.add_node(peer)
-    yield node, peer, executor
-    executor.shutdown()
-    node.destroy_node()
-    peer.destroy_node()
-    rclpy.shutdown()
+    yield from _controller_with_peer("walk_inproc_walk", [Parameter("mode", value="walk")])
 
 
 def test_a_state_the_controller_cannot_start_from_is_answered_and_the_node_goes_on(walking_node_and_peer):
