@@ -49,7 +49,7 @@ from sensor_msgs.msg import JointState
 from std_srvs.srv import SetBool, Trigger
 
 from humanoid_sim.dynamics import center_of_mass, forward_kinematics
-from humanoid_sim.model import load_urdf
+from humanoid_sim.model import load_urdf, neutral_configuration
 from humanoid_sim.model.robot_model import RobotModel, ShapeKind
 from humanoid_sim.reporting.walk_report import (
     STANDARD_GRAVITY,
@@ -81,6 +81,7 @@ CONTROLLER_NODE = "walking_controller"
 # Topics the report is made of: the simulator is held until this process hears them (DDS
 # discovery takes a moment; a lock-step run could otherwise be over before it).
 RECORDED_TOPICS = (JOINT_STATES_TOPIC, ODOMETRY_TOPIC, "support_polygon", "zmp")
+SAMPLE_QUEUE = 100  # messages kept per recorded 100 Hz topic
 STALL_TIMEOUT_S = 10.0  # [s of wall time] without simulated time advancing: the run is over
 NON_FOOT_CONTACT_FORCE = 1.0  # [N]: a link other than the feet pushing harder than this touched the ground
 
@@ -235,6 +236,10 @@ class WalkRecorder:
         self.first_sim: float | None = None
         self._window: deque[tuple[float, float]] = deque()
         self.weight = model.total_mass * STANDARD_GRAVITY
+        # Compile (or load) the kinematics kernels of ``on_polygon`` now: on a fresh install
+        # that takes seconds, during which a lock-step run would go on unrecorded.
+        center_of_mass(model, neutral_configuration(model))
+        forward_kinematics(model, neutral_configuration(model))
 
     # --- message handlers
     def on_joint_state_bytes(self, data: bytes) -> None:
@@ -455,13 +460,14 @@ def run(options: argparse.Namespace) -> int:
     executor.add_node(node)
     node.create_subscription(JointState, JOINT_STATES_TOPIC, recorder.on_joint_state_bytes, 10, raw=True)
     node.create_subscription(Odometry, ODOMETRY_TOPIC, recorder.on_odometry_bytes, 10, raw=True)
-    node.create_subscription(PointStamped, "zmp", recorder.on_zmp, 10)
-    node.create_subscription(PolygonStamped, "support_polygon", recorder.on_polygon, 10)
+    # The sampled topics (100 Hz) keep a second of backlog: a slow moment here loses no sample.
+    node.create_subscription(PointStamped, "zmp", recorder.on_zmp, SAMPLE_QUEUE)
+    node.create_subscription(PolygonStamped, "support_polygon", recorder.on_polygon, SAMPLE_QUEUE)
     node.create_subscription(PointStamped, f"{CONTROLLER_NODE}/planned_zmp", recorder.on_planned_zmp, 10)
     node.create_subscription(DiagnosticArray, "diagnostics", recorder.on_diagnostics, 10)
     for link in recorder.contact_links:
         node.create_subscription(WrenchStamped, CONTACT_WRENCH_TOPIC.format(link=link),
-                                 lambda msg, link=link: recorder.on_wrench(link, msg), 10)
+                                 lambda msg, link=link: recorder.on_wrench(link, msg), SAMPLE_QUEUE)
     cmd_vel = node.create_publisher(Twist, CMD_VEL_TOPIC, 10)
 
     commands = node_commands(options, Path(urdf))

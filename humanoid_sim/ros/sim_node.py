@@ -109,6 +109,8 @@ from humanoid_sim.simulator.warm_up import warm_up
 NODE_NAME = "humanoid_sim"
 # A backlog longer than this [s of wall time] is dropped in realtime mode: the loop restarts
 # its schedule instead of running a burst of catch-up ticks (counted as a schedule reset).
+# Short: during a burst simulated time outruns the controller, whose torques then apply to
+# states tens of ms newer than the ones they answer (100 ms of that drops a walking robot).
 MAX_BACKLOG_S = 0.005
 # Commands queued in lockstep and fast modes; realtime mode keeps only the newest.
 COMMAND_QUEUE = 1000
