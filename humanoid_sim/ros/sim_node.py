@@ -517,8 +517,7 @@ class SimNode(Node):
         if (lockstep or self._due("odometry")) and self.model.floating_base:
             q, v = result.q, result.v
             root = self.tree.root_link
-            if self.pub_odom.get_subscription_count() and self._odometry_serialized is not None:
-                self.pub_odom.publish(self._odometry_serialized.fill(sec, nanosec, q[0:7], v[0:6]))
+            self._publish_odometry(sec, nanosec, q, v)
             if self.pub_imu.get_subscription_count():
                 acceleration = self._base_acceleration(result)
                 self.pub_imu.publish(cv.imu_message(ns, root, q[3:7], v[3:6], acceleration, self.model.gravity))
@@ -531,6 +530,11 @@ class SimNode(Node):
         nj = self.model.nj
         data = self._joint_states_serialized.fill(sec, nanosec, q[self.model.nq - nj :], v[self.model.nv - nj :], applied)
         self.pub_joint_states.publish(data)
+
+    def _publish_odometry(self, sec: int, nanosec: int, q: np.ndarray, v: np.ndarray) -> None:
+        """ground_truth/odom of the base (floating base only), when someone listens."""
+        if self._odometry_serialized is not None and self.pub_odom.get_subscription_count():
+            self.pub_odom.publish(self._odometry_serialized.fill(sec, nanosec, q[0:7], v[0:6]))
 
     def _publish_tf(self, sec: int, nanosec: int, q: np.ndarray) -> None:
         rows = self.tree.pose_rows(q, self._tf_rows)  # one compiled call: odom -> base, every joint
@@ -708,8 +712,7 @@ class SimNode(Node):
         sec, nanosec = divmod(ns, cv.NANOSECONDS_PER_SECOND)
         self.pub_clock.publish(self._clock_serialized.fill(sec, nanosec))
         self._publish_joint_states(sec, nanosec, q, v, applied)
-        if self._odometry_serialized is not None and self.pub_odom.get_subscription_count():
-            self.pub_odom.publish(self._odometry_serialized.fill(sec, nanosec, q[0:7], v[0:6]))
+        self._publish_odometry(sec, nanosec, q, v)
         self._publish_tf(sec, nanosec, q)
 
     # ------------------------------------------------------------------ loop

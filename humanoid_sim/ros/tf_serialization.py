@@ -32,7 +32,7 @@ from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
-from humanoid_sim.ros.conversions import transform_message
+from humanoid_sim.ros.conversions import header_stamp_nanoseconds, transform_message
 
 _CDR_HEADER = 4  # encapsulation header; CDR aligns primitives relative to the byte after it
 
@@ -124,7 +124,7 @@ class FixedLayoutMessage:
 
     def matches(self, data: bytes) -> bool:
         """Whether ``data`` has this layout (same length; same frame ids, names, string and
-        sequence lengths), so that ``read`` gives its values and ``read_stamp`` its stamp."""
+        sequence lengths), so that ``read`` gives its values."""
         if self._signature_at is None:
             raise RuntimeError("layout built without signature=True")
         if len(data) != self._size:
@@ -151,12 +151,6 @@ class FixedLayoutMessage:
                     meaningful[i] = True
                 probe[i] = original
         return meaningful
-
-    def read_stamp(self, data: bytes) -> int:
-        """The first stamp of serialized bytes of this layout [ns]."""
-        words = np.frombuffer(data, dtype="<u4", count=len(data) // 4)
-        sec = int(np.int32(words[self._sec_index[0]]))
-        return sec * 1_000_000_000 + int(words[self._nanosec_index[0]])
 
 
 class SerializedTf:
@@ -222,10 +216,6 @@ class SerializedJointState:
         values = self._message.read(data)
         n = self.n
         return values[:n], values[n : 2 * n], values[2 * n :]
-
-    def read_stamp(self, data: bytes) -> int:
-        """The header stamp [ns] of bytes of this layout."""
-        return self._message.read_stamp(data)
 
 
 class SerializedClock:
@@ -300,7 +290,7 @@ class SerializedOdometry:
         if not self.layout.matches(data):
             return None
         values = self.layout.read(data)
-        return self.layout.read_stamp(data), values[:7], values[7:]
+        return header_stamp_nanoseconds(data), values[:7], values[7:]
 
 
 class SerializedEffortCommand:
@@ -321,4 +311,4 @@ class SerializedEffortCommand:
         (other names or order, position or velocity filled: deserialize those instead)."""
         if not self.layout.matches(data):
             return None
-        return self.layout.read_stamp(data), self.layout.read(data)
+        return header_stamp_nanoseconds(data), self.layout.read(data)

@@ -67,6 +67,8 @@ from humanoid_sim.control.walking_controller import WalkingController, load_walk
 from humanoid_sim.model import UrdfError, load_urdf, neutral_configuration
 from humanoid_sim.model.robot_model import RobotModel
 from humanoid_sim.ros.conversions import (
+    NANOSECONDS_PER_SECOND,
+    header_stamp_nanoseconds,
     joint_arrays_from_joint_state,
     nanoseconds_from_stamp,
     point_message,
@@ -232,6 +234,14 @@ def validate_controller_parameters(values: dict[str, Any]) -> ControllerParamete
 # ---------------------------------------------------------------- pure helpers
 
 
+def _normalize_quaternion(q_base: np.ndarray) -> None:
+    """Scale the quaternion q_base[3:7] (x, y, z, w) of a base pose to unit length, in place
+    (a zero quaternion is left as it is: the finiteness checks reject the state)."""
+    norm = float(np.linalg.norm(q_base[3:7]))
+    if norm > 0.0:
+        q_base[3:7] /= norm
+
+
 def base_state_from_odometry(msg: Any) -> tuple[np.ndarray, np.ndarray]:
     """(q_base (7,), v_base (6,)) of a nav_msgs/Odometry (the reverse of ``odometry_message``).
 
@@ -242,7 +252,7 @@ def base_state_from_odometry(msg: Any) -> tuple[np.ndarray, np.ndarray]:
     p, o = msg.pose.pose.position, msg.pose.pose.orientation
     lin, ang = msg.twist.twist.linear, msg.twist.twist.angular
     q_base = np.array([p.x, p.y, p.z, o.x, o.y, o.z, o.w], dtype=float)
-    q_base[3:] /= np.linalg.norm(q_base[3:])
+    _normalize_quaternion(q_base)
     return q_base, np.array([lin.x, lin.y, lin.z, ang.x, ang.y, ang.z], dtype=float)
 
 
@@ -417,7 +427,7 @@ class WalkingControllerNode(Node):
         except ValueError:
             self._on_joint_state(deserialize_message(data, JointState))
             return
-        self._take_joint_state(layout.read_stamp(data), position, velocity)
+        self._take_joint_state(header_stamp_nanoseconds(data), position, velocity)
 
     def _on_joint_state(self, msg: JointState) -> None:
         try:
@@ -442,9 +452,7 @@ class WalkingControllerNode(Node):
             self._on_odometry(deserialize_message(data, Odometry))
             return
         stamp_ns, q_base, v_base = known
-        norm = float(np.linalg.norm(q_base[3:]))
-        if norm > 0.0:
-            q_base[3:] /= norm
+        _normalize_quaternion(q_base)
         self._take_odometry(stamp_ns, q_base, v_base)
 
     def _on_odometry(self, msg: Odometry) -> None:
@@ -475,7 +483,7 @@ class WalkingControllerNode(Node):
 
     def _publish_torque(self, t_ns: int) -> None:
         """The held torque as a JointState (names, effort) stamped t_ns [ns of sim time]."""
-        sec, nanosec = divmod(t_ns, 1_000_000_000)
+        sec, nanosec = divmod(t_ns, NANOSECONDS_PER_SECOND)
         self._torque_pub.publish(self._command_bytes.fill(sec, nanosec, self._tau))
 
     def _on_wrench(self, link: str, msg: WrenchStamped) -> None:
