@@ -184,7 +184,7 @@ EARLY_TOUCHDOWN = 0.8  # swing phase fraction after which a reported contact end
 # The preview servo's sample k is taken at t_reset + k control_dt when an update at t comes
 # with t_reset + k control_dt <= t + PATTERN_TIME_TOLERANCE [s] (stamps rounded to ns).
 PATTERN_TIME_TOLERANCE = 1e-6
-# Samples one update may take to catch up (0.5 s at 2 ms); beyond, the servo holds.
+# Samples one update may take to catch up (1 s at the default 4 ms); beyond, the servo holds.
 MAX_PATTERN_SAMPLES_PER_UPDATE = 250
 
 
