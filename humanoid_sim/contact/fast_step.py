@@ -4,7 +4,9 @@
 the solve of seed 000 Eq. 20a/20b with the validity checks of 4.4-4.5, integration)
 for the case that covers standing and most of walking: every contact sticks (or is new),
 nothing approaches faster than the impact threshold (no impulse phase), no provider
-rows, and the first solve passes every check. It computes exactly what the general
+rows, and the first solve passes every check or fails only by contacts to release
+(f_z <= 0: a foot unloading before lift-off, or touching down unloaded), in which case a
+second solve without them passes every check. It computes exactly what the general
 Python path (simulator.py, contact_solver.py) computes for that case, with the same
 kernels (bit for bit, test/simulator/test_fast_step.py), and returns ``FAST_OK``; in every
 other case it returns ``FAST_FALLBACK`` with the state and the contact memory untouched
@@ -60,8 +62,8 @@ _NCOMPS = np.array([3, 5, 6], dtype=np.int64)
 CF_ORIGIN, CF_R, CF_WRENCH, CF_WRENCH_WORLD, CF_PV, CF_MIN_GAP, CF_SIZE = 0, 3, 12, 18, 24, 27, 28
 # layout of one memory row: key (body, element, surface), sticking, anchor R, p, slip direction
 MEM_KEY, MEM_STICK, MEM_R, MEM_P, MEM_SLIP, MEM_SIZE = 0, 3, 4, 13, 16, 19
-# counts: contacts, ground points, ground hull size, hits, memory rows in, memory rows out
-N_CONTACTS, N_GROUND_POINTS, N_GROUND_HULL, N_HITS, N_MEMORY_IN, N_MEMORY_OUT = range(6)
+# counts: contacts, ground points, ground hull size, hits, memory rows in, memory rows out, solves
+N_CONTACTS, N_GROUND_POINTS, N_GROUND_HULL, N_HITS, N_MEMORY_IN, N_MEMORY_OUT, N_ROUNDS = range(7)
 
 
 class FastBuffers:
@@ -80,14 +82,14 @@ class FastBuffers:
         self.hit_cap = hit_cap
         C = contact_cap
         self.float_scratch = np.zeros(float_scratch_size(nv, hit_cap, C))
-        self.int_scratch = np.zeros(6 * hit_cap, np.int64)
+        self.int_scratch = np.zeros(6 * hit_cap + C, np.int64)
         self.c_int = np.zeros((C, 9), np.int64)
         self.c_float = np.zeros((C, CF_SIZE))
         self.p_world = np.zeros((hit_cap, 3))
         self.zmp = np.zeros(10)  # ZMP point (3,), margin, force (3,), moment (3,)
         self.zmp_pts = np.zeros((hit_cap, 2))
         self.zmp_hull = np.zeros(hit_cap, np.int64)
-        self.counts = np.zeros(6, np.int64)
+        self.counts = np.zeros(7, np.int64)
         self.q_next = np.zeros(nq)
         self.v_next = np.zeros(nv)
         self.memory = [np.zeros((memory_cap, MEM_SIZE)), np.zeros((memory_cap, MEM_SIZE))]
@@ -96,6 +98,108 @@ class FastBuffers:
 def float_scratch_size(nv: int, hit: int, C: int) -> int:
     """Length of the flat float scratch of ``fast_step_nb``."""
     return 10 * hit + nv * nv + 6 * C * nv + 6 * nv + 6 * C * nv + 12 * C + 3 * nv + 18 * C + 3 * hit
+
+
+# verdicts of _check_nb
+_VALID, _RELEASES, _CHANGES = 0, 1, 2
+
+
+@njit(cache=True)
+def _solve_rows_nb(c_int, nc, G, c_desired, c_drift, L, a0, H, rhs, lam, a) -> bool:
+    """Stack the rows H_C and θ̈_C - Ḣ_C v (Eq. 20b) of the nc contacts (components in the
+    order of ActiveContact.components()) and solve Eq. 20a/20b into a (nv,) and lam (rows).
+    False when the Schur solve fails (the general path then decides)."""
+    nv = a0.shape[0]
+    nrow = 0
+    for ci_ in range(nc):
+        kind = c_int[ci_, 3]
+        ncomp = _NCOMPS[kind - 1]
+        for r in range(ncomp):
+            comp = _COMPS[kind - 1, r]
+            for col in range(nv):
+                H[nrow + r, col] = G[ci_, comp, col]
+            rhs[nrow + r] = c_desired[ci_, comp] - c_drift[ci_, comp]
+        nrow += ncomp
+    if nrow == 0:
+        for i in range(nv):
+            a[i] = a0[i]
+        return True
+    return schur_solve_nb(L, H[:nrow], H[:nrow], rhs[:nrow], a0, True, a, lam[:nrow]) == 0
+
+
+@njit(cache=True)
+def _check_nb(c_int, c_float, nc, lam, p_xy, p_hull, mu_s, released) -> int:
+    """The wrenches of the nc contacts from the row forces (into c_float) and the validity
+    checks of 4.4-4.5 (contact_solver._check): _VALID; _RELEASES when the only failures are
+    f_z <= 0 (released[i] = 1 marks them); _CHANGES when any contact must change otherwise
+    (area reduction, slipping, spinning)."""
+    verdict = _VALID
+    r0 = 0
+    for ci_ in range(nc):
+        ci = c_int[ci_]
+        kind = ci[3]
+        ncomp = _NCOMPS[kind - 1]
+        f = c_float[ci_, CF_WRENCH : CF_WRENCH + 6]
+        for c in range(6):
+            f[c] = 0.0
+        for r in range(ncomp):
+            f[_COMPS[kind - 1, r]] = lam[r0 + r]
+        r0 += ncomp
+        released[ci_] = 0
+        fz = f[2]
+        if not fz > 0.0:  # (1) the bodies separate by themselves
+            released[ci_] = 1
+            verdict = _RELEASES
+            continue
+        hs, hc = ci[6], ci[7]
+        st = ci[4]
+        if kind != 1:  # (2) p_v of Eq. 26 in the hull
+            px = -f[4] / fz
+            py = f[3] / fz
+            if kind == 2:
+                x0 = p_xy[st + p_hull[hs], 0]
+                x1 = p_xy[st + p_hull[hs + 1], 0]
+                if not (min(x0, x1) - 1e-12 <= px <= max(x0, x1) + 1e-12):
+                    return _CHANGES
+            else:
+                poly = np.empty((hc, 2))
+                for t in range(hc):
+                    poly[t, 0] = p_xy[st + p_hull[hs + t], 0]
+                    poly[t, 1] = p_xy[st + p_hull[hs + t], 1]
+                if not signed_distance_nb(px, py, poly) >= -1e-12:
+                    return _CHANGES
+        mu = mu_s[ci[1]]
+        if math.hypot(f[0], f[1]) > mu * fz:  # (3) Eq. 31
+            return _CHANGES
+        if kind != 1:  # Eq. 33, d = TORSION_ARM (1) * mean distance over the area
+            poly = np.empty((hc, 2))
+            for t in range(hc):
+                poly[t, 0] = p_xy[st + p_hull[hs + t], 0]
+                poly[t, 1] = p_xy[st + p_hull[hs + t], 1]
+            arm = 1.0 * mean_distance_nb(poly, _TRI_RULE)
+            if abs(f[5]) > mu * fz * arm:
+                return _CHANGES
+    return verdict
+
+
+@njit(cache=True)
+def _drop_released_nb(released, nc, c_int, c_float, c_R, G, c_drift, c_vel, c_desired) -> int:
+    """Remove the released contacts from the per-contact arrays, keeping the order (their
+    points stay where they are: each kept contact still indexes its own). Returns the new count."""
+    k = 0
+    for i in range(nc):
+        if released[i]:
+            continue
+        if k != i:
+            c_int[k, :] = c_int[i, :]
+            c_float[k, :] = c_float[i, :]
+            c_R[k] = c_R[i]
+            G[k] = G[i]
+            c_drift[k] = c_drift[i]
+            c_vel[k] = c_vel[i]
+            c_desired[k] = c_desired[i]
+        k += 1
+    return k
 
 
 @njit(cache=True)
@@ -118,8 +222,8 @@ def fast_step_nb(
     Shapes: nv velocity coordinates, nb bodies; tau_full (nv,) = joint torques + known
     generalized forces [N m or N]; dt [s]. On FAST_OK: q_next (nq,), v_next (nv,), the
     contacts in c_int / c_float (counts[N_CONTACTS] of them, ordered by (body, element,
-    surface) like the general path), the new memory table in m_out, the ZMP in zmp /
-    zmp_pts / zmp_hull.
+    surface) like the general path, released ones removed), the solves done in
+    counts[N_ROUNDS], the new memory table in m_out, the ZMP in zmp / zmp_pts / zmp_hull.
     """
     dt, ground_h, tol, separating, impact = params[0], params[1], params[2], params[3], params[4]
     correction_rate, kp, kd = params[5], params[6], params[7]
@@ -275,15 +379,13 @@ def fast_step_nb(
             npts += ci[5]
             nc += 1
         s0 = s1
-    counts[N_CONTACTS] = nc
     # 4. a0 = M^-1 (tau - b) (Eq. 20 without contacts)
     if not cholesky_into(M, L):
         return FAST_FALLBACK
     for i in range(nv):
         work_nv[i] = tau_full[i] - b[i]
     cho_solve_vec(L, work_nv, a0)
-    # rows H_C and desired values θ̈_C - Ḣ_C v (Eq. 20b)
-    nrow = 0
+    # desired virtual-link accelerations θ̈_C of Eq. 20b
     for ci_ in range(nc):
         ci = c_int[ci_]
         kind = ci[3]
@@ -303,63 +405,23 @@ def fast_step_nb(
             desired_acceleration_nb(kind, p_xy[st : st + cnt], p_gap[st : st + cnt], c_R[ci_], c_origin[ci_],
                                     R[ci[0]], p[ci[0]], False, R[ci[0]], p[ci[0]], c_vel[ci_], kp, kd,
                                     c_desired[ci_])  # fmt: skip
-        ncomp = _NCOMPS[kind - 1]
-        for r in range(ncomp):
-            comp = _COMPS[kind - 1, r]
-            for col in range(nv):
-                H[nrow + r, col] = G[ci_, comp, col]
-            rhs[nrow + r] = c_desired[ci_, comp] - c_drift[ci_, comp]
-        nrow += ncomp
-    if nrow > 0:
-        status = schur_solve_nb(L, H[:nrow], H[:nrow], rhs[:nrow], a0, True, a, lam[:nrow])
-        if status != 0:
+    # The solve with the validity checks of 4.4-4.5, as the general path's rounds: a first
+    # round whose only changes are releases (f_z <= 0: a foot unloading before it lifts off, or
+    # touching down unloaded) is solved again without them; any other change -> general path.
+    released = iscr[6 * cap : 6 * cap + C]
+    rounds = 1
+    while True:
+        if not _solve_rows_nb(c_int, nc, G, c_desired, c_drift, L, a0, H, rhs, lam, a):
             return FAST_FALLBACK
-    else:
-        for i in range(nv):
-            a[i] = a0[i]
-    # validity checks of 4.4-4.5: any change of state -> general path
-    r0 = 0
-    for ci_ in range(nc):
-        ci = c_int[ci_]
-        kind = ci[3]
-        ncomp = _NCOMPS[kind - 1]
-        f = c_wrench[ci_]
-        for c in range(6):
-            f[c] = 0.0
-        for r in range(ncomp):
-            f[_COMPS[kind - 1, r]] = lam[r0 + r]
-        r0 += ncomp
-        fz = f[2]
-        if not fz > 0.0:  # (1)
+        verdict = _check_nb(c_int, c_float, nc, lam, p_xy, p_hull, mu_s, released)
+        if verdict == _VALID:
+            break
+        if verdict != _RELEASES or rounds >= 2:
             return FAST_FALLBACK
-        hs, hc = ci[6], ci[7]
-        st = ci[4]
-        if kind != 1:  # (2) p_v of Eq. 26 in the hull
-            px = -f[4] / fz
-            py = f[3] / fz
-            if kind == 2:
-                x0 = p_xy[st + p_hull[hs], 0]
-                x1 = p_xy[st + p_hull[hs + 1], 0]
-                if not (min(x0, x1) - 1e-12 <= px <= max(x0, x1) + 1e-12):
-                    return FAST_FALLBACK
-            else:
-                poly = np.empty((hc, 2))
-                for t in range(hc):
-                    poly[t, 0] = p_xy[st + p_hull[hs + t], 0]
-                    poly[t, 1] = p_xy[st + p_hull[hs + t], 1]
-                if not signed_distance_nb(px, py, poly) >= -1e-12:
-                    return FAST_FALLBACK
-        mu = mu_s[ci[1]]
-        if math.hypot(f[0], f[1]) > mu * fz:  # (3) Eq. 31
-            return FAST_FALLBACK
-        if kind != 1:  # Eq. 33, d = TORSION_ARM (1) * mean distance over the area
-            poly = np.empty((hc, 2))
-            for t in range(hc):
-                poly[t, 0] = p_xy[st + p_hull[hs + t], 0]
-                poly[t, 1] = p_xy[st + p_hull[hs + t], 1]
-            arm = 1.0 * mean_distance_nb(poly, _TRI_RULE)
-            if abs(f[5]) > mu * fz * arm:
-                return FAST_FALLBACK
+        nc = _drop_released_nb(released, nc, c_int, c_float, c_R, G, c_drift, c_vel, c_desired)
+        rounds += 1
+    counts[N_CONTACTS] = nc
+    counts[N_ROUNDS] = rounds
     # 5. semi-implicit Euler
     for i in range(nv):
         v_next[i] = v[i] + dt * a[i]

@@ -54,6 +54,7 @@ from humanoid_sim.contact.fast_step import (
     N_GROUND_HULL,
     N_MEMORY_IN,
     N_MEMORY_OUT,
+    N_ROUNDS,
     FastBuffers,
     fast_step_nb,
 )
@@ -248,7 +249,7 @@ class Simulator:
         F at a point (J from dynamics.point_jacobian) [N, N m]; not clamped.
 
         The common case (every contact sticking or new, no impact, no provider rows, the
-        first solve valid) runs as one compiled call (contact/fast_step.py); any other
+        first solve valid or valid once the unloaded contacts are released) runs as one compiled call (contact/fast_step.py); any other
         case runs the general path below, which computes the same for the common case.
         """
         model, ws = self.model, self.ws
@@ -349,7 +350,8 @@ class Simulator:
         for p, f in zip(self.providers, forces):
             p.accept_forces(f)
         return StepResult(
-            self._t, q_next.copy(), v_next.copy(), tau_j, tuple(reports), zmp, 1, True, False, max_pen, tuple(forces)
+            self._t, q_next.copy(), v_next.copy(), tau_j, tuple(reports), zmp, int(counts[N_ROUNDS]), True, False, max_pen,
+            tuple(forces),
         )
 
     def _memory_to_table(self, memory: dict) -> None:

@@ -100,6 +100,35 @@ def test_impacts_and_slipping_fall_back_and_the_fast_path_resumes(rng):
     assert np.linalg.norm(fast.v) < 1e-6  # it came to rest
 
 
+def test_a_contact_unloading_before_lift_off_is_released_on_the_fast_path():
+    """A box on the ground lifted by slightly more than its weight: while it still rises
+    slower than the separating threshold its contact stays detected, the first solve gives
+    f_z < 0 and the contact is released (4.4 (1)); the fast path solves again without it,
+    as the general path's second round does, bit for bit; the box then accelerates up at
+    (F - m g) / m, the closed form of free flight under that force."""
+    from contact_scenes import BOX_MASS, BOX_SIZE, G, box_q, ground_sim
+
+    mat = Material(mu_s=0.8, mu_d=0.6, restitution=0.0)
+    fast, general = ground_sim(mat), _general_only(ground_sim(mat))
+    q = box_q([0.0, 0.0, BOX_SIZE[2] / 2], np.eye(3))
+    for sim in (fast, general):
+        sim.set_state(q, np.zeros(6))
+        for _ in range(50):  # settle: the contact remembered as sticking
+            sim.step()
+    lift = np.zeros(6)
+    lift[2] = 1.02 * BOX_MASS * G
+    counts = _count_fast(fast)
+    rounds = []
+    for _ in range(20):
+        result = fast.step(external_force=lift)
+        _assert_same_result(result, general.step(external_force=lift))
+        rounds.append(result.rounds)
+    assert counts == [20, 0]
+    assert rounds[:3] == [2, 2, 2] and rounds[-1] == 1  # released while detected, then separating
+    assert not result.contacts
+    np.testing.assert_allclose(fast.v[2], 20 * 1e-3 * 0.02 * G, rtol=1e-9)
+
+
 def test_step_results_are_not_overwritten_by_later_steps():
     model = load_urdf(REPO / "urdf" / "humanoid.urdf")
     sim = Simulator(model)
