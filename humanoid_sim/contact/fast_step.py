@@ -40,7 +40,7 @@ from humanoid_sim.contact.kernels import (
     signed_distance_nb,
     zmp_nb,
 )
-from humanoid_sim.dynamics.kernels import integrate_nb
+from humanoid_sim.dynamics.kernels import integrate_nb, rnea_nb, velocities_nb
 
 FAST_OK = 0
 FAST_FALLBACK = 1
@@ -59,11 +59,12 @@ _NCOMPS = np.array([3, 5, 6], dtype=np.int64)
 
 
 # layout of one contact's floats in FastBuffers.c_float
-CF_ORIGIN, CF_R, CF_WRENCH, CF_WRENCH_WORLD, CF_PV, CF_MIN_GAP, CF_SIZE = 0, 3, 12, 18, 24, 27, 28
+CF_ORIGIN, CF_R, CF_WRENCH, CF_WRENCH_WORLD, CF_PV, CF_MIN_GAP, CF_IMPULSE, CF_SIZE = 0, 3, 12, 18, 24, 27, 28, 34
 # layout of one memory row: key (body, element, surface), sticking, anchor R, p, slip direction
 MEM_KEY, MEM_STICK, MEM_R, MEM_P, MEM_SLIP, MEM_SIZE = 0, 3, 4, 13, 16, 19
-# counts: contacts, ground points, ground hull size, hits, memory rows in, memory rows out, solves
-N_CONTACTS, N_GROUND_POINTS, N_GROUND_HULL, N_HITS, N_MEMORY_IN, N_MEMORY_OUT, N_ROUNDS = range(7)
+# counts: contacts, ground points, ground hull size, hits, memory rows in, memory rows out, solves of the
+# acceleration phase, impulse phase ran (0/1)
+N_CONTACTS, N_GROUND_POINTS, N_GROUND_HULL, N_HITS, N_MEMORY_IN, N_MEMORY_OUT, N_ROUNDS, N_IMPULSE = range(8)
 
 
 class FastBuffers:
@@ -74,7 +75,8 @@ class FastBuffers:
     numba argument each: every argument costs about 0.4 µs of dispatch).
     c_int (C, 9): body, element, surface, kind, point start, point count, hull start,
         hull count, memory row or -1. c_float (C, CF_SIZE): origin, R_world_vl, wrench
-        (virtual-link frame), wrench (world axes), p_v, deepest gap.
+        (virtual-link frame), wrench (world axes), p_v, deepest gap, impulse (virtual-link
+        frame).
     memory: two tables (cap, MEM_SIZE), read one, write the other.
     """
 
@@ -82,14 +84,14 @@ class FastBuffers:
         self.hit_cap = hit_cap
         C = contact_cap
         self.float_scratch = np.zeros(float_scratch_size(nv, hit_cap, C))
-        self.int_scratch = np.zeros(6 * hit_cap + C, np.int64)
+        self.int_scratch = np.zeros(6 * hit_cap + 5 * C, np.int64)
         self.c_int = np.zeros((C, 9), np.int64)
         self.c_float = np.zeros((C, CF_SIZE))
         self.p_world = np.zeros((hit_cap, 3))
         self.zmp = np.zeros(10)  # ZMP point (3,), margin, force (3,), moment (3,)
         self.zmp_pts = np.zeros((hit_cap, 2))
         self.zmp_hull = np.zeros(hit_cap, np.int64)
-        self.counts = np.zeros(7, np.int64)
+        self.counts = np.zeros(8, np.int64)
         self.q_next = np.zeros(nq)
         self.v_next = np.zeros(nv)
         self.memory = [np.zeros((memory_cap, MEM_SIZE)), np.zeros((memory_cap, MEM_SIZE))]
@@ -97,7 +99,7 @@ class FastBuffers:
 
 def float_scratch_size(nv: int, hit: int, C: int) -> int:
     """Length of the flat float scratch of ``fast_step_nb``."""
-    return 10 * hit + nv * nv + 6 * C * nv + 6 * nv + 6 * C * nv + 12 * C + 3 * nv + 18 * C + 3 * hit
+    return 10 * hit + nv * nv + 6 * C * nv + 6 * nv + 6 * C * nv + 12 * C + 3 * nv + 18 * C + 3 * hit + nv + 6 * C
 
 
 # verdicts of _check_nb
@@ -105,47 +107,156 @@ _VALID, _RELEASES, _CHANGES = 0, 1, 2
 
 
 @njit(cache=True)
-def _solve_rows_nb(c_int, nc, G, c_desired, c_drift, L, a0, H, rhs, lam, a) -> bool:
-    """Stack the rows H_C and θ̈_C - Ḣ_C v (Eq. 20b) of the nc contacts (components in the
-    order of ActiveContact.components()) and solve Eq. 20a/20b into a (nv,) and lam (rows).
-    False when the Schur solve fails (the general path then decides)."""
-    nv = a0.shape[0]
+def _build_contacts_nb(
+    k, keys, order, g_body, idx, elem, face, gap, point, normal, tangent, separating, correction_rate,
+    parent, ndof, v_index, S, V, A, m_in, n_memory_in, sel, p_xy, p_gap, p_hull,
+    c_int, c_float, c_R, G, J, c_drift, c_vel,
+) -> int:  # fmt: skip
+    """Contacts of the k detected points at the body velocities V, as Simulator._contacts:
+    points grouped by their key (body, element, surface; ``order`` sorts the keys stably),
+    separating points dropped, each group
+    classified (virtual-link frame, hull) and its G, drift and virtual-link velocity
+    computed (contact_kinematics_nb). Returns the number of contacts, or -1 when the
+    general path must run (capacity exceeded, or a contact remembered as slipping)."""
+    C = c_int.shape[0]
+    cap = p_hull.shape[0]
+    c_origin = c_float[:, CF_ORIGIN : CF_ORIGIN + 3]
+    nc = 0
+    npts = 0
+    s0 = 0
+    while s0 < k:
+        s1 = s0 + 1
+        while s1 < k and keys[order[s1]] == keys[order[s0]]:
+            s1 += 1
+        j = order[s0]
+        body = g_body[idx[j]]
+        # separating points dropped: normal velocity (v_O + w x p) . n
+        n0, n1, n2 = normal[j, 0], normal[j, 1], normal[j, 2]
+        w0, w1, w2 = V[body, 3], V[body, 4], V[body, 5]
+        nxw0 = n1 * w2 - n2 * w1
+        nxw1 = n2 * w0 - n0 * w2
+        nxw2 = n0 * w1 - n1 * w0
+        vo_n = V[body, 0] * n0 + V[body, 1] * n1 + V[body, 2] * n2
+        m = 0
+        for t in range(s0, s1):
+            h = order[t]
+            vn = vo_n + point[h, 0] * nxw0 + point[h, 1] * nxw1 + point[h, 2] * nxw2
+            if vn <= separating + correction_rate * max(0.0, -gap[h]):
+                sel[m] = h
+                m += 1
+        if m > 0:
+            if nc >= C:
+                return -1
+            pts = np.empty((m, 3))
+            for t in range(m):
+                for c in range(3):
+                    pts[t, c] = point[sel[t], c]
+            kind, Rv, origin, xy, _, hull = classify_nb(pts, normal[j], tangent[j], 1e-6, 1e-4)
+            ci = c_int[nc]
+            ci[0] = body
+            ci[1] = elem[j]
+            ci[2] = face[j]
+            ci[3] = kind
+            ci[4] = npts
+            ci[6] = npts
+            mg = 1e300
+            if kind == 1:  # one distinct point: the deepest one
+                deep = 0
+                for t in range(1, m):
+                    if gap[sel[t]] < gap[sel[deep]]:
+                        deep = t
+                for c in range(3):
+                    origin[c] = pts[deep, c]
+                p_xy[npts, 0] = 0.0
+                p_xy[npts, 1] = 0.0
+                p_gap[npts] = gap[sel[deep]]
+                p_hull[npts] = 0
+                mg = gap[sel[deep]]
+                ci[5] = 1
+                ci[7] = 1
+            else:
+                if npts + m > cap:
+                    return -1
+                for t in range(m):
+                    p_xy[npts + t, 0] = xy[t, 0]
+                    p_xy[npts + t, 1] = xy[t, 1]
+                    g = gap[sel[t]]
+                    p_gap[npts + t] = g
+                    mg = min(mg, g)
+                for t in range(hull.shape[0]):
+                    p_hull[npts + t] = hull[t]
+                ci[5] = m
+                ci[7] = hull.shape[0]
+            c_float[nc, CF_MIN_GAP] = mg
+            for r in range(3):
+                c_origin[nc, r] = origin[r]
+                for c in range(3):
+                    c_R[nc, r, c] = Rv[r, c]
+            # memory of this contact
+            row = -1
+            for r in range(n_memory_in):
+                if m_in[r, MEM_KEY] == body and m_in[r, MEM_KEY + 1] == elem[j] and m_in[r, MEM_KEY + 2] == face[j]:
+                    row = r
+                    break
+            ci[8] = row
+            if row >= 0 and m_in[row, MEM_STICK] == 0.0:
+                return -1  # slipping contact: general path (Eq. 34-36)
+            contact_kinematics_nb(parent, ndof, v_index, S, V, A, body, c_origin[nc], c_R[nc], J, G[nc],
+                                  c_drift[nc], c_vel[nc])  # fmt: skip
+            npts += ci[5]
+            nc += 1
+        s0 = s1
+    return nc
+
+
+@njit(cache=True)
+def _solve_rows_nb(c_int, nc, released, G, target, L, base, H, rhs, lam, x) -> bool:
+    """Stack the rows of the contacts not released (components in the order of
+    ActiveContact.components()) with their desired values ``target`` (C, 6) and solve
+    A x - H^T λ = A base, H x = target (Eq. 20a/20b for accelerations, Eq. 18-19 for
+    post-impact velocities) into x (nv,) and lam (rows). False when the Schur solve fails
+    (the general path then decides)."""
+    nv = base.shape[0]
     nrow = 0
     for ci_ in range(nc):
+        if released[ci_]:
+            continue
         kind = c_int[ci_, 3]
         ncomp = _NCOMPS[kind - 1]
         for r in range(ncomp):
             comp = _COMPS[kind - 1, r]
             for col in range(nv):
                 H[nrow + r, col] = G[ci_, comp, col]
-            rhs[nrow + r] = c_desired[ci_, comp] - c_drift[ci_, comp]
+            rhs[nrow + r] = target[ci_, comp]
         nrow += ncomp
     if nrow == 0:
         for i in range(nv):
-            a[i] = a0[i]
+            x[i] = base[i]
         return True
-    return schur_solve_nb(L, H[:nrow], H[:nrow], rhs[:nrow], a0, True, a, lam[:nrow]) == 0
+    return schur_solve_nb(L, H[:nrow], H[:nrow], rhs[:nrow], base, True, x, lam[:nrow]) == 0
 
 
 @njit(cache=True)
-def _check_nb(c_int, c_float, nc, lam, p_xy, p_hull, mu_s, released) -> int:
-    """The wrenches of the nc contacts from the row forces (into c_float) and the validity
-    checks of 4.4-4.5 (contact_solver._check): _VALID; _RELEASES when the only failures are
-    f_z <= 0 (released[i] = 1 marks them); _CHANGES when any contact must change otherwise
-    (area reduction, slipping, spinning)."""
+def _check_nb(c_int, c_float, nc, released, lam, p_xy, p_hull, mu_s) -> int:
+    """The wrenches of the contacts from the row forces (into c_float; zero for released
+    contacts) and the validity checks of 4.4-4.5 (contact_solver._check) of those not
+    released: _VALID; _RELEASES when the only failures are f_z <= 0 (released[i] = 1 marks
+    them); _CHANGES when any contact must change otherwise (area reduction, slipping,
+    spinning)."""
     verdict = _VALID
     r0 = 0
     for ci_ in range(nc):
         ci = c_int[ci_]
         kind = ci[3]
-        ncomp = _NCOMPS[kind - 1]
         f = c_float[ci_, CF_WRENCH : CF_WRENCH + 6]
         for c in range(6):
             f[c] = 0.0
+        if released[ci_]:
+            continue
+        ncomp = _NCOMPS[kind - 1]
         for r in range(ncomp):
             f[_COMPS[kind - 1, r]] = lam[r0 + r]
         r0 += ncomp
-        released[ci_] = 0
         fz = f[2]
         if not fz > 0.0:  # (1) the bodies separate by themselves
             released[ci_] = 1
@@ -183,36 +294,37 @@ def _check_nb(c_int, c_float, nc, lam, p_xy, p_hull, mu_s, released) -> int:
 
 
 @njit(cache=True)
-def _drop_released_nb(released, nc, c_int, c_float, c_R, G, c_drift, c_vel, c_desired) -> int:
-    """Remove the released contacts from the per-contact arrays, keeping the order (their
-    points stay where they are: each kept contact still indexes its own). Returns the new count."""
-    k = 0
+def _solve_with_releases_nb(c_int, c_float, nc, released, G, target, L, base, H, rhs, lam, x, p_xy, p_hull,
+                            mu_s, max_rounds) -> int:  # fmt: skip
+    """solve_with_checks of the general path for the case the fast path covers: a round
+    whose only failures are contacts to release (f_z <= 0: a foot unloading before it lifts
+    off, or touching down unloaded) is solved again without them. Returns the rounds done
+    (the last one valid), or 0 when any other change is due (the general path decides)."""
     for i in range(nc):
-        if released[i]:
-            continue
-        if k != i:
-            c_int[k, :] = c_int[i, :]
-            c_float[k, :] = c_float[i, :]
-            c_R[k] = c_R[i]
-            G[k] = G[i]
-            c_drift[k] = c_drift[i]
-            c_vel[k] = c_vel[i]
-            c_desired[k] = c_desired[i]
-        k += 1
-    return k
-
+        released[i] = 0
+    rounds = 1
+    while True:
+        if not _solve_rows_nb(c_int, nc, released, G, target, L, base, H, rhs, lam, x):
+            return 0
+        verdict = _check_nb(c_int, c_float, nc, released, lam, p_xy, p_hull, mu_s)
+        if verdict == _VALID:
+            return rounds
+        if verdict != _RELEASES or rounds >= max_rounds:
+            return 0
+        rounds += 1
 
 @njit(cache=True)
 def fast_step_nb(
-    # dynamics at (q, v), filled by DynamicsWorkspace.update
-    parent, ndof, v_index, S, V, A, R, p, M, b,
+    # dynamics at (q, v), filled by DynamicsWorkspace.update (V, A, b are recomputed at the
+    # post-impact velocities when the impulse phase runs: counts[N_IMPULSE] = 1)
+    parent, ndof, v_index, S, V, A, R, p, M, b, Iw, a_gravity, acc, f_work, zero_nv,
     # integration
     joint_type, q_index, q, v, tau_full,
     # detection: candidate points and static boxes
     g_body, g_local, g_radius, box_R, box_p, box_half,
-    # static friction per element; params: dt, ground height, tolerance, separating, impact,
-    # correction rate, kp, kd, has ground (0/1), max rounds
-    mu_s, params,
+    # static friction and restitution per element; params: dt, ground height, tolerance,
+    # separating, impact, correction rate, kp, kd, has ground (0/1), max rounds, bounce
+    mu_s, restitution, params,
     # memory in, memory out (MEM_SIZE columns); scratch; outputs
     m_in, m_out, fs, iscr,
     c_int, c_float, p_world, zmp, zmp_pts, zmp_hull, counts, q_next, v_next,
@@ -222,16 +334,19 @@ def fast_step_nb(
     Shapes: nv velocity coordinates, nb bodies; tau_full (nv,) = joint torques + known
     generalized forces [N m or N]; dt [s]. On FAST_OK: q_next (nq,), v_next (nv,), the
     contacts in c_int / c_float (counts[N_CONTACTS] of them, ordered by (body, element,
-    surface) like the general path, released ones removed), the solves done in
-    counts[N_ROUNDS], the new memory table in m_out, the ZMP in zmp / zmp_pts / zmp_hull.
+    surface) like the general path; released ones removed unless they took an impulse),
+    the solves of the acceleration phase in counts[N_ROUNDS], counts[N_IMPULSE] = 1 when
+    the impulse phase ran, the new memory table in m_out, the ZMP in zmp / zmp_pts / zmp_hull.
     """
     dt, ground_h, tol, separating, impact = params[0], params[1], params[2], params[3], params[4]
     correction_rate, kp, kd = params[5], params[6], params[7]
     has_ground = params[8] != 0.0
     max_rounds = int(params[9])
+    bounce = params[10]
     nv = M.shape[0]
     C = c_int.shape[0]
     cap = zmp_hull.shape[0]
+    counts[N_IMPULSE] = 0
     # carve the scratch (views, no allocation)
     o = 0
     gap = fs[o : o + cap]
@@ -269,16 +384,24 @@ def fast_step_nb(
     p_xy = fs[o : o + 2 * cap].reshape((cap, 2))
     o += 2 * cap
     p_gap = fs[o : o + cap]
+    o += cap
+    v_plus = fs[o : o + nv]
+    o += nv
+    impulse_value = fs[o : o + 6 * C].reshape((C, 6))
     idx = iscr[0:cap]
     elem = iscr[cap : 2 * cap]
     face = iscr[2 * cap : 3 * cap]
     sel = iscr[3 * cap : 4 * cap]
     keys = iscr[4 * cap : 5 * cap]
     p_hull = iscr[5 * cap : 6 * cap]
+    released = iscr[6 * cap : 6 * cap + C]
+    has_impulse = iscr[6 * cap + C : 6 * cap + 2 * C]
+    impulse_key = iscr[6 * cap + 2 * C : 6 * cap + 5 * C].reshape((C, 3))
     c_origin = c_float[:, CF_ORIGIN : CF_ORIGIN + 3]
     c_wrench = c_float[:, CF_WRENCH : CF_WRENCH + 6]
     c_wrench_world = c_float[:, CF_WRENCH_WORLD : CF_WRENCH_WORLD + 6]
     c_pv = c_float[:, CF_PV : CF_PV + 3]
+    c_impulse = c_float[:, CF_IMPULSE : CF_IMPULSE + 6]
     c_R = np.empty((C, 3, 3))
     if max_rounds < 2:  # with one solve the checks do not apply changes: general path
         return FAST_FALLBACK
@@ -292,100 +415,75 @@ def fast_step_nb(
     for i in range(k):
         keys[i] = (g_body[idx[i]] * (nbox + 1) + elem[i]) * 8 + face[i]
     order = np.argsort(keys[:k], kind="mergesort")
-    nc = 0
-    npts = 0
-    s0 = 0
-    while s0 < k:
-        s1 = s0 + 1
-        while s1 < k and keys[order[s1]] == keys[order[s0]]:
-            s1 += 1
-        j = order[s0]
-        body = g_body[idx[j]]
-        # separating points dropped: normal velocity (v_O + w x p) . n
-        n0, n1, n2 = normal[j, 0], normal[j, 1], normal[j, 2]
-        w0, w1, w2 = V[body, 3], V[body, 4], V[body, 5]
-        nxw0 = n1 * w2 - n2 * w1
-        nxw1 = n2 * w0 - n0 * w2
-        nxw2 = n0 * w1 - n1 * w0
-        vo_n = V[body, 0] * n0 + V[body, 1] * n1 + V[body, 2] * n2
-        m = 0
-        for t in range(s0, s1):
-            h = order[t]
-            vn = vo_n + point[h, 0] * nxw0 + point[h, 1] * nxw1 + point[h, 2] * nxw2
-            if vn <= separating + correction_rate * max(0.0, -gap[h]):
-                sel[m] = h
-                m += 1
-        if m > 0:
-            if nc >= C:
-                return FAST_FALLBACK
-            pts = np.empty((m, 3))
-            for t in range(m):
-                for c in range(3):
-                    pts[t, c] = point[sel[t], c]
-            kind, Rv, origin, xy, _, hull = classify_nb(pts, normal[j], tangent[j], 1e-6, 1e-4)
-            ci = c_int[nc]
-            ci[0] = body
-            ci[1] = elem[j]
-            ci[2] = face[j]
-            ci[3] = kind
-            ci[4] = npts
-            ci[6] = npts
-            mg = 1e300
-            if kind == 1:  # one distinct point: the deepest one
-                deep = 0
-                for t in range(1, m):
-                    if gap[sel[t]] < gap[sel[deep]]:
-                        deep = t
-                for c in range(3):
-                    origin[c] = pts[deep, c]
-                p_xy[npts, 0] = 0.0
-                p_xy[npts, 1] = 0.0
-                p_gap[npts] = gap[sel[deep]]
-                p_hull[npts] = 0
-                mg = gap[sel[deep]]
-                ci[5] = 1
-                ci[7] = 1
-            else:
-                if npts + m > cap:
-                    return FAST_FALLBACK
-                for t in range(m):
-                    p_xy[npts + t, 0] = xy[t, 0]
-                    p_xy[npts + t, 1] = xy[t, 1]
-                    g = gap[sel[t]]
-                    p_gap[npts + t] = g
-                    mg = min(mg, g)
-                for t in range(hull.shape[0]):
-                    p_hull[npts + t] = hull[t]
-                ci[5] = m
-                ci[7] = hull.shape[0]
-            c_float[nc, CF_MIN_GAP] = mg
-            for r in range(3):
-                c_origin[nc, r] = origin[r]
-                for c in range(3):
-                    c_R[nc, r, c] = Rv[r, c]
-            # memory of this contact
-            row = -1
-            for r in range(counts[N_MEMORY_IN]):
-                if m_in[r, MEM_KEY] == body and m_in[r, MEM_KEY + 1] == elem[j] and m_in[r, MEM_KEY + 2] == face[j]:
-                    row = r
-                    break
-            ci[8] = row
-            if row >= 0 and m_in[row, MEM_STICK] == 0.0:
-                return FAST_FALLBACK  # slipping contact: general path (Eq. 34-36)
-            contact_kinematics_nb(parent, ndof, v_index, S, V, A, body, c_origin[nc], c_R[nc], J, G[nc],
-                                  c_drift[nc], c_vel[nc])  # fmt: skip
-            if c_vel[nc, 2] < -impact:
-                return FAST_FALLBACK  # approaching: impulse phase (Eq. 18-19)
-            npts += ci[5]
-            nc += 1
-        s0 = s1
-    # 4. a0 = M^-1 (tau - b) (Eq. 20 without contacts)
+    nc = _build_contacts_nb(
+        k, keys, order, g_body, idx, elem, face, gap, point, normal, tangent, separating, correction_rate,
+        parent, ndof, v_index, S, V, A, m_in, counts[N_MEMORY_IN], sel, p_xy, p_gap, p_hull,
+        c_int, c_float, c_R, G, J, c_drift, c_vel,
+    )  # fmt: skip
+    if nc < 0:
+        return FAST_FALLBACK
     if not cholesky_into(M, L):
         return FAST_FALLBACK
+    # 3. impulses (Eq. 18-19) when a contact approaches: post-impact velocities v+ with the
+    # normal bouncing back by -e v_z above the bounce threshold (Eq. 15), every other
+    # constrained component stopped; then the contacts again at v+.
+    approaching = False
+    for ci_ in range(nc):
+        if c_vel[ci_, 2] < -impact:
+            approaching = True
+    for ci_ in range(C):
+        has_impulse[ci_] = 0
+    base = v
+    if approaching:
+        for ci_ in range(nc):
+            for c in range(6):
+                c_desired[ci_, c] = 0.0
+            vz = c_vel[ci_, 2]
+            if vz < -bounce:
+                c_desired[ci_, 2] = -restitution[c_int[ci_, 1]] * vz
+        if _solve_with_releases_nb(c_int, c_float, nc, released, G, c_desired, L, v, H, rhs, lam, v_plus, p_xy,
+                                   p_hull, mu_s, max_rounds) == 0:  # fmt: skip
+            return FAST_FALLBACK
+        n_impulses = 0
+        for ci_ in range(nc):
+            if not released[ci_]:
+                for c in range(3):
+                    impulse_key[n_impulses, c] = c_int[ci_, c]
+                for c in range(6):
+                    impulse_value[n_impulses, c] = c_wrench[ci_, c]
+                n_impulses += 1
+        counts[N_IMPULSE] = 1  # V, A, b below are at v+ (the caller restores them on fallback)
+        velocities_nb(parent, ndof, v_index, S, v_plus, V, A)
+        rnea_nb(parent, ndof, v_index, S, Iw, V, A, zero_nv, a_gravity, b, acc, f_work)
+        nc = _build_contacts_nb(
+            k, keys, order, g_body, idx, elem, face, gap, point, normal, tangent, separating, correction_rate,
+            parent, ndof, v_index, S, V, A, m_in, counts[N_MEMORY_IN], sel, p_xy, p_gap, p_hull,
+            c_int, c_float, c_R, G, J, c_drift, c_vel,
+        )  # fmt: skip
+        if nc < 0:
+            return FAST_FALLBACK
+        matched = 0
+        for ci_ in range(nc):
+            for r in range(n_impulses):
+                if (impulse_key[r, 0] == c_int[ci_, 0] and impulse_key[r, 1] == c_int[ci_, 1]
+                        and impulse_key[r, 2] == c_int[ci_, 2]):  # fmt: skip
+                    has_impulse[ci_] = 1
+                    for c in range(6):
+                        c_impulse[ci_, c] = impulse_value[r, c]
+                    matched += 1
+                    break
+        if matched != n_impulses:  # a contact bounced off: the general path reports it
+            return FAST_FALLBACK
+        base = v_plus
+    for ci_ in range(nc):
+        if not has_impulse[ci_]:
+            for c in range(6):
+                c_impulse[ci_, c] = 0.0
+    # 4. a0 = M^-1 (tau - b) (Eq. 20 without contacts)
     for i in range(nv):
         work_nv[i] = tau_full[i] - b[i]
     cho_solve_vec(L, work_nv, a0)
-    # desired virtual-link accelerations θ̈_C of Eq. 20b
+    # desired virtual-link accelerations θ̈_C of Eq. 20b, less the drift: the rows' values
     for ci_ in range(nc):
         ci = c_int[ci_]
         kind = ci[3]
@@ -405,26 +503,30 @@ def fast_step_nb(
             desired_acceleration_nb(kind, p_xy[st : st + cnt], p_gap[st : st + cnt], c_R[ci_], c_origin[ci_],
                                     R[ci[0]], p[ci[0]], False, R[ci[0]], p[ci[0]], c_vel[ci_], kp, kd,
                                     c_desired[ci_])  # fmt: skip
-    # The solve with the validity checks of 4.4-4.5, as the general path's rounds: a first
-    # round whose only changes are releases (f_z <= 0: a foot unloading before it lifts off, or
-    # touching down unloaded) is solved again without them; any other change -> general path.
-    released = iscr[6 * cap : 6 * cap + C]
-    rounds = 1
-    while True:
-        if not _solve_rows_nb(c_int, nc, G, c_desired, c_drift, L, a0, H, rhs, lam, a):
-            return FAST_FALLBACK
-        verdict = _check_nb(c_int, c_float, nc, lam, p_xy, p_hull, mu_s, released)
-        if verdict == _VALID:
-            break
-        if verdict != _RELEASES or rounds >= 2:
-            return FAST_FALLBACK
-        nc = _drop_released_nb(released, nc, c_int, c_float, c_R, G, c_drift, c_vel, c_desired)
-        rounds += 1
+        for c in range(6):
+            c_desired[ci_, c] = c_desired[ci_, c] - c_drift[ci_, c]
+    rounds = _solve_with_releases_nb(c_int, c_float, nc, released, G, c_desired, L, a0, H, rhs, lam, a, p_xy, p_hull,
+                                     mu_s, max_rounds)  # fmt: skip
+    if rounds == 0:
+        return FAST_FALLBACK
+    # released contacts are reported only with the impulse they took (wrench F/dt)
+    kept = 0
+    for ci_ in range(nc):
+        if released[ci_] and not has_impulse[ci_]:
+            continue
+        if kept != ci_:
+            c_int[kept, :] = c_int[ci_, :]
+            c_float[kept, :] = c_float[ci_, :]
+            c_R[kept] = c_R[ci_]
+            released[kept] = released[ci_]
+            has_impulse[kept] = has_impulse[ci_]
+        kept += 1
+    nc = kept
     counts[N_CONTACTS] = nc
     counts[N_ROUNDS] = rounds
     # 5. semi-implicit Euler
     for i in range(nv):
-        v_next[i] = v[i] + dt * a[i]
+        v_next[i] = base[i] + dt * a[i]
     integrate_nb(joint_type, q_index, v_index, q, v_next, dt, q_next)
     for i in range(q_next.shape[0]):
         if not math.isfinite(q_next[i]):
@@ -432,6 +534,11 @@ def fast_step_nb(
     for i in range(nv):
         if not math.isfinite(v_next[i]):
             return FAST_FALLBACK
+    # the reported wrench: the solved one plus the step's impulse / dt (the average force)
+    for ci_ in range(nc):
+        if has_impulse[ci_]:
+            for c in range(6):
+                c_wrench[ci_, c] = c_wrench[ci_, c] + c_impulse[ci_, c] / dt
     # reports: wrench in world axes, p_v (Eq. 26), contact points in the world; memory
     nmem = 0
     ngp = 0
@@ -460,6 +567,8 @@ def fast_step_nb(
         for r in range(3):
             for c in range(3):
                 c_float[ci_, CF_R + 3 * r + c] = Rv[r, c]
+        if released[ci_]:  # released: no memory
+            continue
         if nmem >= m_out.shape[0]:
             return FAST_FALLBACK
         m_out[nmem, MEM_KEY] = ci[0]

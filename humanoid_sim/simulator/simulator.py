@@ -37,6 +37,7 @@ from humanoid_sim.contact.contact_solver import (
 )
 from humanoid_sim.contact.detection import ContactDetector, ContactPatch
 from humanoid_sim.contact.fast_step import (
+    CF_IMPULSE,
     CF_MIN_GAP,
     CF_ORIGIN,
     CF_PV,
@@ -52,6 +53,7 @@ from humanoid_sim.contact.fast_step import (
     MEM_STICK,
     N_CONTACTS,
     N_GROUND_HULL,
+    N_IMPULSE,
     N_MEMORY_IN,
     N_MEMORY_OUT,
     N_ROUNDS,
@@ -196,6 +198,7 @@ class Simulator:
         self._fast = FastBuffers(model.nv, model.nq, max(64, nhit))
         self._mem_cur = 0
         self._mu_s = np.array([m.mu_s for m in self._materials], dtype=float).reshape(-1)
+        self._restitution = np.array([m.restitution for m in self._materials], dtype=float).reshape(-1)
         self._fast_args()
         self._q = np.zeros(model.nq)
         self._v = np.zeros(model.nv)
@@ -290,10 +293,16 @@ class Simulator:
         thr, geo = cfg.thresholds, self.detector.geometry
         params = np.array([
             cfg.dt, g._ground_h, g.tolerance, thr.separating, thr.impact, self._correction_rate,
-            self.gains.kp, self.gains.kd, float(g._has_ground), float(cfg.max_rounds),
+            self.gains.kp, self.gains.kd, float(g._has_ground), float(cfg.max_rounds), thr.bounce,
         ])  # fmt: skip
-        self._fast_static = (ws.parent, ws.ndof, ws.v_index, ws.S, ws.V, ws.A, ws.R, ws.p, ws.M, ws.b, t.joint_type, t.q_index)
-        self._fast_detect = (self._tau_full, geo.body, geo.local, geo.radius, g._box_R, g._box_p, g._box_half, self._mu_s, params)
+        self._fast_static = (
+            ws.parent, ws.ndof, ws.v_index, ws.S, ws.V, ws.A, ws.R, ws.p, ws.M, ws.b, ws.Iw, ws.a_gravity, ws._acc,
+            ws._f, ws.zero_nv, t.joint_type, t.q_index,
+        )  # fmt: skip
+        self._fast_detect = (
+            self._tau_full, geo.body, geo.local, geo.radius, g._box_R, g._box_p, g._box_half, self._mu_s,
+            self._restitution, params,
+        )  # fmt: skip
         self._fast_out = (
             fb.float_scratch, fb.int_scratch, fb.c_int, fb.c_float, fb.p_world, fb.zmp, fb.zmp_pts, fb.zmp_hull,
             fb.counts, fb.q_next, fb.v_next,
@@ -314,6 +323,8 @@ class Simulator:
             *self._fast_static, self._q, self._v, *self._fast_detect, fb.memory[cur], fb.memory[1 - cur], *self._fast_out
         )
         if status != FAST_OK:
+            if fb.counts[N_IMPULSE]:  # the kernel left V, A, b at the post-impact velocities
+                self.ws.update(self._q, self._v)
             return None
         self._mem_cur = 1 - cur
         counts = fb.counts
@@ -332,7 +343,7 @@ class Simulator:
             pv = cf[:, CF_PV : CF_PV + 3]
             npts = ci[-1][4] + ci[-1][5]
             pts = fb.p_world[:npts].copy()
-            imp = np.zeros((nc, 6))
+            imp = cf[:, CF_IMPULSE : CF_IMPULSE + 6]
             max_pen = max(0.0, -float(cf[:, CF_MIN_GAP].min()))
             names, elements = self.model.body_names, self._element_names
             for i, (body, elem, _, kind, st, cnt, _, _, _) in enumerate(ci):
@@ -350,7 +361,7 @@ class Simulator:
         for p, f in zip(self.providers, forces):
             p.accept_forces(f)
         return StepResult(
-            self._t, q_next.copy(), v_next.copy(), tau_j, tuple(reports), zmp, int(counts[N_ROUNDS]), True, False, max_pen,
+            self._t, q_next.copy(), v_next.copy(), tau_j, tuple(reports), zmp, int(counts[N_ROUNDS]), True, bool(counts[N_IMPULSE]), max_pen,
             tuple(forces),
         )
 

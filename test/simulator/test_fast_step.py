@@ -129,6 +129,41 @@ def test_a_contact_unloading_before_lift_off_is_released_on_the_fast_path():
     np.testing.assert_allclose(fast.v[2], 20 * 1e-3 * 0.02 * G, rtol=1e-9)
 
 
+def test_walking_touch_downs_take_the_fast_path_with_the_general_paths_results():
+    """The humanoid walking (the walking controller, joint ranges of motion as in the node):
+    a touching-down foot is stopped by impulses (Eq. 18-19) while the stance foot's rows are
+    released in the impulse phase, and the touching-down foot is released again in the
+    acceleration phase with its impulse still reported; the fast path covers those steps
+    and stays bit-identical to the general path through two touch-downs and lift-offs."""
+    from humanoid_sim.control import WalkingController, load_walking_config
+    from humanoid_sim.limits import RangeOfMotionProvider, load_range_of_motion
+
+    model = load_urdf(REPO / "urdf" / "humanoid.urdf")
+    rom = load_range_of_motion(REPO / "config" / "range_of_motion.yaml")
+    fast = Simulator(model, providers=[RangeOfMotionProvider(model, rom)])
+    general = _general_only(Simulator(model, providers=[RangeOfMotionProvider(model, rom)]))
+    fast.reset("stand")
+    general.reset("stand")
+    config = load_walking_config(REPO / "config" / "walking.yaml")
+    controller = WalkingController(model, config)
+    controller.reset(fast.q, fast.v, fast.t)
+    controller.set_command(config.walk_speed, 0.0, 0.0)
+    every = int(round(config.control_dt / 1e-3))
+    counts = _count_fast(fast)
+    impulse_steps_fast = 0
+    tau = np.zeros(model.nj)
+    for k in range(3400):
+        if k % every == 0:
+            tau = controller.update(fast.t, fast.q, fast.v)
+        before = counts[0]
+        result = fast.step(tau)
+        _assert_same_result(result, general.step(tau))
+        impulse_steps_fast += result.impulse and counts[0] > before
+    assert fast.q[2] > 0.8  # still walking
+    assert impulse_steps_fast >= 15  # touch-downs on the fast path (25 here)
+    assert counts[1] < 0.01 * sum(counts)  # the general path only for the rare steps
+
+
 def test_step_results_are_not_overwritten_by_later_steps():
     model = load_urdf(REPO / "urdf" / "humanoid.urdf")
     sim = Simulator(model)
