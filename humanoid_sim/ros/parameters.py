@@ -84,6 +84,13 @@ PARAMETER_SPECS: tuple[ParameterSpec, ...] = (
         read_only=True,
     ),
     ParameterSpec("real_time_factor", 1.0, "target sim seconds per wall second in realtime mode", low=0.01, high=100.0),
+    ParameterSpec(
+        "thread_priority", 50,
+        "SCHED_FIFO priority of the physics thread in realtime mode, as ros2_control's controller manager"
+        " gives its loop (other threads then cannot preempt a tick); 0: normal scheduling. Needs root,"
+        " CAP_SYS_NICE or an rtprio limit; without it the node says so once and runs at normal priority",
+        low=0, high=99, read_only=True,
+    ),
     ParameterSpec("joint_states_rate", 200.0, "/joint_states rate [Hz of sim time] (lockstep: every tick); 0: off", low=0.0, high=10000.0, unit="Hz"),
     ParameterSpec("tf_rate", 200.0, "/tf rate [Hz of sim time]; 0: off", low=0.0, high=10000.0, unit="Hz"),
     ParameterSpec("clock_rate", 1000.0, "/clock rate [Hz of sim time]; 0: off", low=0.0, high=10000.0, unit="Hz"),
@@ -148,6 +155,7 @@ class NodeParameters:
     loop_mode: str
     start_paused: bool
     real_time_factor: float
+    thread_priority: int
     joint_states_rate: float
     tf_rate: float
     clock_rate: float
@@ -187,7 +195,11 @@ def validate_parameter(name: str, value: Any) -> tuple[bool, str]:
         if name == "odom_frame" and not value:
             return False, "odom_frame: must not be empty"
         return True, ""
-    if isinstance(default, float):
+    if isinstance(default, int):
+        if isinstance(value, bool) or not isinstance(value, int):
+            return False, f"{name}: expected an integer, got {type(value).__name__}"
+        values = [float(value)]
+    elif isinstance(default, float):
         if not _is_number(value):
             return False, f"{name}: expected a number, got {type(value).__name__}"
         values = [float(value)]

@@ -30,6 +30,23 @@ def freeze_startup_objects() -> None:
     gc.freeze()
 
 
+def lower_priority(niceness: int = 10) -> None:
+    """Raise this process's nice value by ``niceness`` for every thread it has now (Linux keeps
+    one per thread; threads started later inherit their creator's), so that an observer such
+    as the demo's recorder gives way to the simulator and the controller when they need the CPU.
+    Raising it needs no privilege; where the threads cannot be listed, only the calling thread
+    changes."""
+    try:
+        threads = [int(tid) for tid in os.listdir("/proc/self/task")]
+    except OSError:
+        threads = [0]
+    for tid in threads:
+        try:
+            os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + niceness))
+        except OSError:
+            pass  # a thread that ended meanwhile
+
+
 def make_executor(context: Context | None = None) -> Executor:
     """An executor for a node with high-rate topics: rclpy's EventsExecutor when this rclpy
     has it (and HUMANOID_SIM_EXECUTOR is not ``single``), else the SingleThreadedExecutor.

@@ -37,7 +37,8 @@ run without sleeping until the schedule is met again (a backlog over MAX_BACKLOG
 and counted as a schedule reset); publishing follows the tick count, so catching up never
 publishes more than the rates ask. Hot topics (clock, joint_states, ground_truth/odom, tf,
 contact wrench/cop, zmp) go out as pre-serialized bytes (tf_serialization); odometry, imu,
-support_polygon and contact_markers are built only while some subscriber is matched. A
+contact cop, support_polygon and contact_markers are published only while some subscriber is
+matched. A
 joint_commands message naming every joint in the model's order with only effort set is read
 from its raw bytes; any other is deserialized and checked by name. In realtime mode only the
 newest command is kept (queue depth 1), and /diagnostics reports how old the state was that
@@ -50,6 +51,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import re
 import sys
 import threading
@@ -63,7 +65,7 @@ from rclpy.serialization import deserialize_message
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped, PolygonStamped, WrenchStamped
 from nav_msgs.msg import Odometry
-from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, SetParametersResult
+from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor, SetParametersResult
 from rclpy.clock import Clock, ClockType
 from rclpy.event_handler import PublisherEventCallbacks
 from rclpy.node import Node
@@ -109,9 +111,12 @@ from humanoid_sim.simulator.warm_up import warm_up
 NODE_NAME = "humanoid_sim"
 # A backlog longer than this [s of wall time] is dropped in realtime mode: the loop restarts
 # its schedule instead of running a burst of catch-up ticks (counted as a schedule reset).
-# Short: during a burst simulated time outruns the controller, whose torques then apply to
-# states tens of ms newer than the ones they answer (100 ms of that drops a walking robot).
-MAX_BACKLOG_S = 0.005
+# Long enough to absorb the moments when another process holds the CPU for a few ms (on 2
+# cores with the controller and a recorder: stalls of 5-15 ms several times a second); short,
+# because during a burst simulated time outruns the controller, whose torques then apply to
+# states up to this much newer than the ones they answer (the walking controller tolerates
+# 20 ms; 100 ms of held torque drops it). Dropped backlog is simulated time lost: RTF < 1.
+MAX_BACKLOG_S = 0.02
 # Commands queued in lockstep and fast modes; realtime mode keeps only the newest.
 COMMAND_QUEUE = 1000
 # Stamped commands kept for the command-age statistics of /diagnostics.
@@ -135,6 +140,8 @@ def _descriptor(name: str) -> ParameterDescriptor:
     descriptor = ParameterDescriptor(description=text, read_only=spec.read_only)
     if isinstance(spec.default, float) and spec.low is not None and spec.high is not None:
         descriptor.floating_point_range = [FloatingPointRange(from_value=float(spec.low), to_value=float(spec.high), step=0.0)]
+    elif isinstance(spec.default, int) and not isinstance(spec.default, bool) and spec.low is not None:
+        descriptor.integer_range = [IntegerRange(from_value=int(spec.low), to_value=int(spec.high), step=1)]
     return descriptor
 
 
@@ -206,6 +213,7 @@ class SimNode(Node):
         # loop statistics (read by diagnostics)
         self.late_ticks = 0
         self.schedule_resets = 0
+        self.thread_scheduling = "none (no physics thread)" if self.params.loop_mode == "lockstep" else "normal"
         self.step_seconds_sum = 0.0
         self.step_seconds_max = 0.0
         self.max_rounds_seen = 0
@@ -561,7 +569,7 @@ class SimNode(Node):
         for link in (per_link.keys() | self._links_in_contact) if self._links_in_contact else per_link:
             wrench, cop, _ = per_link.get(link, (self._zero_wrench, None, 0.0))
             self.pub_wrench[link].publish(self._wrench_serialized[link].fill(sec, nanosec, wrench))
-            if cop is not None and np.isfinite(cop).all():
+            if cop is not None and np.isfinite(cop).all() and self.pub_cop[link].get_subscription_count():
                 self.pub_cop[link].publish(self._cop_serialized.fill(sec, nanosec, cop))
         self._links_in_contact = set(per_link)
         zmp = result.zmp
@@ -603,6 +611,7 @@ class SimNode(Node):
                     if self._first_tick_wall is not None and now > self._first_tick_wall else math.nan
                 ),
                 "real_time_factor_target": self.params.real_time_factor,
+                "physics_thread_scheduling": self.thread_scheduling,
                 "late_ticks": self.late_ticks,
                 "late_tick_share": self.late_ticks / ticks if ticks else 0.0,
                 "schedule_resets": self.schedule_resets,
@@ -677,6 +686,8 @@ class SimNode(Node):
             if not request.data and self._failed:
                 response.success, response.message = False, f"simulation failed ({self._failed}); call reset first"
                 return response
+            if self._paused and not request.data:
+                self._first_tick_wall = None  # real_time_factor_total counts from this resume
             self._paused = bool(request.data)
             self._reschedule = True
             if not self._paused and self.params.loop_mode == "lockstep":
@@ -733,6 +744,8 @@ class SimNode(Node):
             self._thread = None
 
     def _loop(self) -> None:
+        if self.params.loop_mode == "realtime":
+            self.thread_scheduling = self._raise_thread_priority(self.params.thread_priority)
         self._reschedule = True
         deadline = 0.0
         while self._running.is_set():
@@ -768,6 +781,30 @@ class SimNode(Node):
                         deadline = finished
             else:
                 time.sleep(0)  # let the executor thread take the GIL for commands and services
+
+
+    def _raise_thread_priority(self, priority: int) -> str:
+        """Put the calling (physics) thread under SCHED_FIFO at ``priority`` (0: leave it).
+        Returns how it is scheduled, for /diagnostics.
+
+        Under normal scheduling every DDS, executor and controller thread that wakes up may
+        preempt a tick (measured here on 2 cores: two preemptions per tick, ticks stretched by
+        up to 10 ms); a FIFO thread runs until it sleeps. It sleeps between ticks, so the rest
+        of the machine keeps the CPU time it needs."""
+        if priority <= 0:
+            return "normal"
+        try:
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))
+        except (OSError, AttributeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            self.get_logger().warning(
+                f"could not give the physics thread SCHED_FIFO priority {priority} ({reason}): it runs at normal"
+                " priority, where other threads may preempt its ticks (late ticks, real-time factor below target)."
+                " Allow it with an rtprio limit (e.g. '@realtime - rtprio 98' in /etc/security/limits.conf, as"
+                " for ros2_control) or set thread_priority to 0 to silence this"
+            )
+            return "normal (SCHED_FIFO refused)"
+        return f"SCHED_FIFO {priority}"
 
 
 def main(argv: list[str] | None = None) -> int:

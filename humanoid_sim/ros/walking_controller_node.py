@@ -580,20 +580,26 @@ class WalkingControllerNode(Node):
         except RuntimeError:
             return
         self._last_readout_ns = t_ns
-        zmp = np.array([readout.zmp_reference[0], readout.zmp_reference[1], self.controller.config.ground_height])
+        # Each readout is built only while someone listens (RViz, a plot, the demo): the
+        # controller shares the CPU with the simulator.
         frame = self.params.odom_frame
-        self._zmp_pub.publish(point_message(t_ns, frame, zmp))
-        self._com_pub.publish(point_message(t_ns, frame, readout.com_reference))
-        poses = PoseArray()
-        poses.header = Header(stamp=stamp_from_nanoseconds(t_ns), frame_id=frame)
-        for step in footsteps:
-            pose = Pose()
-            pose.position.x, pose.position.y = float(step.x), float(step.y)
-            pose.position.z = float(self.controller.config.ground_height)
-            pose.orientation.z, pose.orientation.w = math.sin(0.5 * step.yaw), math.cos(0.5 * step.yaw)
-            poses.poses.append(pose)
-        self._footsteps_pub.publish(poses)
-        self._phase_pub.publish(String(data=str(readout.phase.support)))
+        if self._zmp_pub.get_subscription_count():
+            zmp = np.array([readout.zmp_reference[0], readout.zmp_reference[1], self.controller.config.ground_height])
+            self._zmp_pub.publish(point_message(t_ns, frame, zmp))
+        if self._com_pub.get_subscription_count():
+            self._com_pub.publish(point_message(t_ns, frame, readout.com_reference))
+        if self._footsteps_pub.get_subscription_count():
+            poses = PoseArray()
+            poses.header = Header(stamp=stamp_from_nanoseconds(t_ns), frame_id=frame)
+            for step in footsteps:
+                pose = Pose()
+                pose.position.x, pose.position.y = float(step.x), float(step.y)
+                pose.position.z = float(self.controller.config.ground_height)
+                pose.orientation.z, pose.orientation.w = math.sin(0.5 * step.yaw), math.cos(0.5 * step.yaw)
+                poses.poses.append(pose)
+            self._footsteps_pub.publish(poses)
+        if self._phase_pub.get_subscription_count():
+            self._phase_pub.publish(String(data=str(readout.phase.support)))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -31,6 +31,9 @@ def test_defaults_are_valid_and_described():
         ("odom_frame", "", "must not be empty"),
         ("no_such_parameter", 1.0, "unknown parameter"),
         ("joint_order", [1.0], "list of strings"),
+        ("thread_priority", 100, "thread_priority: 100.0 is outside [0, 99]"),
+        ("thread_priority", 50.0, "expected an integer"),
+        ("thread_priority", True, "expected an integer"),
     ],
 )
 def test_bad_values_rejected_with_reason(name, value, in_reason):

@@ -1,6 +1,9 @@
-"""The executor choice and the spin loop of the nodes' processes."""
+"""The executor choice, the spin loop and the priority of the nodes' processes."""
 
 import gc
+import os
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -51,3 +54,21 @@ def test_freeze_moves_the_startup_objects_out_of_collection():
     freeze_startup_objects()
     assert gc.get_freeze_count() > 0
     gc.unfreeze()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="threads are listed from /proc (Linux)")
+def test_lower_priority_raises_the_nice_value_of_every_thread_of_the_process():
+    # In a child process: the test runner's own priority stays as it is.
+    script = (
+        "import os, threading, time\n"
+        "from humanoid_sim.ros.process_tuning import lower_priority\n"
+        "stop = threading.Event()\n"
+        "worker = threading.Thread(target=stop.wait); worker.start()\n"
+        "before = {int(t): os.getpriority(os.PRIO_PROCESS, int(t)) for t in os.listdir('/proc/self/task')}\n"
+        "lower_priority(5)\n"
+        "after = {t: os.getpriority(os.PRIO_PROCESS, t) for t in before}\n"
+        "stop.set(); worker.join()\n"
+        "print(len(before), all(after[t] == min(19, before[t] + 5) for t in before))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True).stdout.split()
+    assert int(out[0]) >= 2 and out[1] == "True"

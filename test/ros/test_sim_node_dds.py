@@ -17,6 +17,7 @@ import pytest
 
 rclpy = pytest.importorskip("rclpy", reason="rclpy is not installed (run scripts/setup.sh)")
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
+from geometry_msgs.msg import PointStamped  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
 from rosgraph_msgs.msg import Clock  # noqa: E402
 from sensor_msgs.msg import Imu, JointState  # noqa: E402
@@ -80,14 +81,16 @@ def test_topics_tf_clock_and_rates(ros):
     listener = Listener("topics_listener", ns)
     try:
         for relative, msg_type in (("joint_states", JointState), ("tf", TFMessage), ("clock", Clock),
-                                   ("ground_truth/odom", Odometry), ("imu", Imu), ("diagnostics", DiagnosticArray)):
+                                   ("ground_truth/odom", Odometry), ("imu", Imu), ("diagnostics", DiagnosticArray),
+                                   ("contact/l_foot/cop", PointStamped)):
             listener.subscribe(msg_type, relative)
         listener.subscribe(TFMessage, "tf_static", LATCHED)
         listener.subscribe(String, "robot_description", LATCHED)
         m = listener.messages
         assert listener.spin_until(
             lambda: len(m["joint_states"]) >= 12 and len(m["tf"]) >= 4 and m["tf_static"] and m["robot_description"]
-            and m["diagnostics"] and len(m["clock"]) >= 20 and m["imu"] and m["ground_truth/odom"],
+            and m["diagnostics"] and len(m["clock"]) >= 20 and m["imu"] and m["ground_truth/odom"]
+            and m["contact/l_foot/cop"],
             STARTUP_S, process,
         ), {k: len(v) for k, v in m.items()}
     finally:
@@ -121,6 +124,8 @@ def test_topics_tf_clock_and_rates(ros):
     odom = m["ground_truth/odom"][-1]
     assert (odom.header.frame_id, odom.child_frame_id) == ("odom", MODEL.body_names[0])
     assert m["imu"][-1].header.frame_id == MODEL.body_names[0]
+    cop = m["contact/l_foot/cop"][-1]  # published while someone listens: standing, on the ground
+    assert cop.header.frame_id == "odom" and abs(cop.point.z) < 1e-3 and cop.point.y > 0.0
     values = diagnostic_values(m["diagnostics"][-1])
     for key in ("real_time_factor", "late_ticks", "solver_rounds", "active_limits", "limit_torques",
                 "zmp_margin_m", "rejected_commands"):

@@ -189,3 +189,64 @@ def test_imu_reads_gravity_reaction_when_standing_still(ros):
         np.testing.assert_allclose([a.x, a.y, a.z], [0.0, 0.0, 9.81], atol=1e-6)
     finally:
         node.destroy_node()
+
+
+def _scheduling_of_a_thread(node: SimNode, priority: int) -> tuple[str, int]:
+    """(what _raise_thread_priority reports, the policy the thread then has), run in a thread
+    of its own (a FIFO test runner would be no good)."""
+    import os
+    import threading
+
+    out = []
+
+    def run():
+        out.append((node._raise_thread_priority(priority), os.sched_getscheduler(0)))
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    return out[0]
+
+
+def test_physics_thread_priority_granted_or_refused_with_one_warning(ros, monkeypatch):
+    import os
+
+    node = make_node(loop_mode="realtime", start_paused=True)
+    try:
+        assert node.params.thread_priority == 50  # the default, as ros2_control's loop
+        assert _scheduling_of_a_thread(node, 0) == ("normal", os.SCHED_OTHER)
+        warnings = []
+        monkeypatch.setattr(node.get_logger(), "warning", lambda text, **_: warnings.append(text), raising=False)
+
+        def refuse(*_args):
+            raise PermissionError(1, "Operation not permitted")
+
+        with monkeypatch.context() as patch:
+            patch.setattr(os, "sched_setscheduler", refuse)
+            assert _scheduling_of_a_thread(node, 50) == ("normal (SCHED_FIFO refused)", os.SCHED_OTHER)
+        assert len(warnings) == 1 and "Operation not permitted" in warnings[0] and "rtprio" in warnings[0]
+        if _probe_fifo_permitted():  # granted where this process may (root, CAP_SYS_NICE, an rtprio limit)
+            assert _scheduling_of_a_thread(node, 50) == ("SCHED_FIFO 50", os.SCHED_FIFO)
+        values, _, _ = node.diagnostics_values()
+        assert values["physics_thread_scheduling"] == "normal"  # the loop has not started
+    finally:
+        node.destroy_node()
+
+
+def _probe_fifo_permitted() -> bool:
+    import os
+    import threading
+
+    result = []
+
+    def probe():
+        try:
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+            result.append(True)
+        except OSError:
+            result.append(False)
+
+    thread = threading.Thread(target=probe)
+    thread.start()
+    thread.join()
+    return result[0]
