@@ -444,7 +444,7 @@ class WalkingControllerNode(Node):
             return
         self._joint_state = (stamp_ns, position, velocity)
         self._last_state_wall = time.monotonic()
-        self._control()
+        self._control_while_running()
 
     def _on_odometry_bytes(self, data: bytes) -> None:
         known = self._odometry_layout.read(data)
@@ -465,7 +465,16 @@ class WalkingControllerNode(Node):
             return
         self._odometry = (stamp_ns, q_base, v_base)
         self._last_state_wall = time.monotonic()
-        self._control()
+        self._control_while_running()
+
+    def _control_while_running(self) -> None:
+        """``_control``, except that publishing refused because rclpy is shutting down (SIGINT
+        while a state is being answered) ends the callback quietly, not with a traceback."""
+        try:
+            self._control()
+        except Exception:
+            if self.context.ok():
+                raise
 
     def _keep_alive(self) -> None:
         if time.monotonic() - self._last_state_wall < KEEP_ALIVE_AFTER_S:

@@ -185,3 +185,21 @@ def test_a_state_the_controller_cannot_start_from_is_answered_and_the_node_goes_
     assert np.all(np.array(commands[-1].effort) == 0.0)  # nothing computed yet: the held torque is zero
     assert _spin_until(executor, answer_to(q, 1_100_000_000))  # a valid state later: control starts
     assert np.max(np.abs(commands[-1].effort)) > 1.0
+
+
+def test_a_state_answered_while_rclpy_shuts_down_ends_quietly(node_and_peer, monkeypatch):
+    """SIGINT while a state is being answered: the publish fails because the context is gone;
+    the callback ends without a traceback. The same failure with rclpy running is raised."""
+    node, _, _ = node_and_peer
+    model = node.model
+    q = pose_configuration(model, load_initial_poses(DEFAULT_POSES_FILE, model.name)["stand"], Environment())
+
+    def refused(_data):
+        raise RuntimeError("Failed to publish: publisher's context is invalid")
+
+    monkeypatch.setattr(node._torque_pub, "publish", refused)
+    node._take_joint_state(1_000_000, q[7:].copy(), np.zeros(model.nj))
+    with pytest.raises(RuntimeError, match="context is invalid"):
+        node._take_odometry(1_000_000, q[:7].copy(), np.zeros(6))
+    monkeypatch.setattr(node.context, "ok", lambda: False)
+    node._take_odometry(2_000_000, q[:7].copy(), np.zeros(6))  # no exception
