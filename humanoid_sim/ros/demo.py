@@ -225,15 +225,15 @@ class WalkRecorder:
         self.wrench_link = {link: np.zeros(6) for link in self.contact_links}
         self.zmp: tuple[int, np.ndarray] | None = None
         self.planned_zmp: np.ndarray | None = None
-        self.rows: dict[str, list] = {k: [] for k in ("t", "base", "com", "zmp", "planned", "polygon")}
+        # per sample: sim time, base, CoM, ZMP, planned ZMP, support polygon, and the wall time
+        # it was recorded at (the real-time factor is sim time over wall time between samples)
+        self.rows: dict[str, list] = {k: [] for k in ("t", "base", "com", "zmp", "planned", "polygon", "wall")}
         self.forces: dict[str, list[float]] = {link: [] for link in self.foot_links}
         self.footprints: list[Footprint] = []
         self._foot_down = {link: False for link in self.foot_links}
         self.non_foot_contacts: set[str] = set()
         self.simulator_diagnostics: dict[str, str] = {}
         self.sim_time = 0.0
-        self.first_wall: float | None = None
-        self.first_sim: float | None = None
         self._window: deque[tuple[float, float]] = deque()
         self.weight = model.total_mass * STANDARD_GRAVITY
         # Compile (or load) the kinematics kernels of ``on_polygon`` now: on a fresh install
@@ -283,14 +283,16 @@ class WalkRecorder:
                 self.simulator_diagnostics = {kv.key: kv.value for kv in status.values}
 
     def loop_summary(self) -> str:
-        """The simulator's late-tick share, command age and timeout ticks ("" before any)."""
+        """The simulator's late-tick share, dropped backlogs (schedule resets), command age and
+        timeout ticks ("" before any)."""
         d = self.simulator_diagnostics
         if not d:
             return ""
         try:
             late = 100.0 * float(d["late_tick_share"])
-            return (f" | late ticks {late:4.1f} % | command age {float(d['command_age_mean_ms']):4.1f} ms mean,"
-                    f" {float(d['command_age_max_ms']):4.1f} max | timeout ticks {d['command_timeout_ticks']}")
+            return (f" | late ticks {late:4.1f} %, schedule resets {d['schedule_resets']} | command age"
+                    f" {float(d['command_age_mean_ms']):4.1f} ms mean, {float(d['command_age_max_ms']):4.1f} max"
+                    f" | timeout ticks {d['command_timeout_ticks']}")
         except (KeyError, ValueError):
             return ""
 
@@ -302,11 +304,6 @@ class WalkRecorder:
 
     def _clock_ns(self, stamp_ns: int) -> None:
         self.sim_time = max(self.sim_time, stamp_ns * 1e-9)
-        # The real-time factor counts from the first tick (t > 0), not from the initial
-        # state the simulator publishes before its first (compiling) step; a run the demo
-        # releases counts from the release (start_real_time_factor).
-        if self.first_wall is None and self.sim_time > 0.0:
-            self.first_wall, self.first_sim = time.monotonic(), self.sim_time
         now = time.monotonic()
         self._window.append((now, self.sim_time))
         while len(self._window) > 2 and now - self._window[0][0] > 2.0:
@@ -322,6 +319,7 @@ class WalkRecorder:
         X = forward_kinematics(self.model, q)
         rows = self.rows
         rows["t"].append(ns * 1e-9)
+        rows["wall"].append(time.monotonic())
         rows["base"].append(q[:3].copy())
         rows["com"].append(center_of_mass(self.model, q))
         rows["zmp"].append(self.zmp[1] if self.zmp is not None and self.zmp[0] == ns else np.full(3, np.nan))
@@ -348,9 +346,8 @@ class WalkRecorder:
         return len(self.rows["t"])
 
     def start_real_time_factor(self) -> None:
-        """Count the real-time factor from now: the simulator was held (paused, stepped once
-        at a time until the controller answered) and runs freely from here."""
-        self.first_wall, self.first_sim = time.monotonic(), self.sim_time
+        """The progress line's real-time factor counts from now: the simulator was held
+        (paused, stepped once at a time until the controller answered) and runs freely from here."""
         self._window.clear()
 
     def recent_real_time_factor(self) -> float:
@@ -360,11 +357,12 @@ class WalkRecorder:
         (w0, s0), (w1, s1) = self._window[0], self._window[-1]
         return (s1 - s0) / (w1 - w0)
 
-    def real_time_factor(self) -> float:
-        if self.first_wall is None or self.first_sim is None:
-            return math.nan
-        wall = time.monotonic() - self.first_wall
-        return (self.sim_time - self.first_sim) / wall if wall > 0.0 else math.nan
+    def sample_wall_time(self) -> float:
+        """Wall seconds between the first and the last sample (NaN before two): over it the
+        samples span t[-1] - t[0] of simulated time, so their ratio is the run's real-time
+        factor, free of the wait before the release and of the shutdown after the run."""
+        wall = self.rows["wall"]
+        return wall[-1] - wall[0] if len(wall) >= 2 else math.nan
 
     def steps(self) -> int:
         on, off = 0.05 * self.weight, 0.01 * self.weight
@@ -541,7 +539,7 @@ def run(options: argparse.Namespace) -> int:
         if recorder.samples:
             print_progress(recorder)  # where the run ended (also a run shorter than a second)
     finally:
-        wall_time = (time.monotonic() - recorder.first_wall) if recorder.first_wall is not None else math.nan
+        wall_time = recorder.sample_wall_time()
         processes.stop()
         executor.remove_node(node)
         node.destroy_node()
