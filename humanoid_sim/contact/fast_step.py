@@ -1,17 +1,19 @@
 """The common case of one simulator step as one compiled call (issue 4 performance target).
 
-``fast_step_nb`` runs steps 2, 4 and 5 of ``Simulator.step`` (detection, virtual links,
-the solve of seed 000 Eq. 20a/20b with the validity checks of 4.4-4.5, integration)
-for the case that covers standing and most of walking: every contact sticks (or is new),
-nothing approaches faster than the impact threshold (no impulse phase), no provider
-rows, and the first solve passes every check or fails only by contacts to release
-(f_z <= 0: a foot unloading before lift-off, or touching down unloaded), in which case a
-second solve without them passes every check. It computes exactly what the general
-Python path (simulator.py, contact_solver.py) computes for that case, with the same
-kernels (bit for bit, test/simulator/test_fast_step.py), and returns ``FAST_OK``; in every
-other case it returns ``FAST_FALLBACK`` with the state and the contact memory untouched
-(only scratch written), and the caller runs the general path (which then also handles
-impulses, slipping, spinning, reductions of the area and the errors).
+``fast_step_nb`` runs steps 2 to 5 of ``Simulator.step`` (detection, virtual links, the
+impulses of Eq. 18-19 when a contact approaches, the solve of seed 000 Eq. 20a/20b with the
+validity checks of 4.4-4.5, integration) for the case that covers standing and walking,
+touch-downs included: every contact sticks (or is new), no provider rows, and each solve
+(impulses, then accelerations) passes every check or fails only by contacts to release
+(f_z <= 0: a foot unloading before lift-off, or the stance foot in the impulse of the other
+one's touch-down), in which case it is solved again without them, as the general path's next
+round does. It computes exactly what the general Python path (simulator.py,
+contact_solver.py) computes for that case, with the same kernels (bit for bit,
+test/simulator/test_fast_step.py), and returns ``FAST_OK``; in every other case (a contact
+slipping, spinning or reduced to an edge, one bouncing off, provider rows) it returns
+``FAST_FALLBACK`` with the state and the contact memory untouched (only scratch written, and
+V, A, b of the workspace at the post-impact velocities when counts[N_IMPULSE] says so), and
+the caller runs the general path.
 Allocation: the buffers are allocated once per simulator; inside the kernel only a few
 tiny arrays per contact remain (classification outputs, hull polygons, the ZMP's).
 

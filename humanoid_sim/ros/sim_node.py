@@ -38,9 +38,8 @@ and counted as a schedule reset); publishing follows the tick count, so catching
 publishes more than the rates ask. Hot topics (clock, joint_states, ground_truth/odom, tf,
 contact wrench/cop, zmp) go out as pre-serialized bytes (tf_serialization); odometry, imu,
 contact cop, support_polygon and contact_markers are published only while some subscriber is
-matched. A
-joint_commands message naming every joint in the model's order with only effort set is read
-from its raw bytes; any other is deserialized and checked by name. In realtime mode only the
+matched. A joint_commands message naming every joint in the model's order with only effort
+set is read from its raw bytes; any other is deserialized and checked by name. In realtime mode only the
 newest command is kept (queue depth 1), and /diagnostics reports how old the state was that
 each command answered (command_age_mean_ms / command_age_max_ms, in sim time).
 Stamps are simulation time from the tick count; /clock never runs backwards (reset restores
@@ -781,7 +780,6 @@ class SimNode(Node):
                         deadline = finished
             else:
                 time.sleep(0)  # let the executor thread take the GIL for commands and services
-
 
     def _raise_thread_priority(self, priority: int) -> str:
         """Put the calling (physics) thread under SCHED_FIFO at ``priority`` (0: leave it).

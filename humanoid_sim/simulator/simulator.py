@@ -251,9 +251,10 @@ class Simulator:
         external_force: optional generalized force (nv,) added to τ_G, e.g. J^T F of a push
         F at a point (J from dynamics.point_jacobian) [N, N m]; not clamped.
 
-        The common case (every contact sticking or new, no impact, no provider rows, the
-        first solve valid or valid once the unloaded contacts are released) runs as one compiled call (contact/fast_step.py); any other
-        case runs the general path below, which computes the same for the common case.
+        The common case (every contact sticking or new, no provider rows, every solve valid
+        once the unloaded contacts are released, impacts included) runs as one compiled call
+        (contact/fast_step.py); any other case runs the general path below, which computes
+        the same for the common case.
         """
         model, ws = self.model, self.ws
         q, v = self._q, self._v
