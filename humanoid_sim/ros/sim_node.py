@@ -116,6 +116,10 @@ NODE_NAME = "humanoid_sim"
 # states up to this much newer than the ones they answer (the walking controller tolerates
 # 20 ms; 100 ms of held torque drops it). Dropped backlog is simulated time lost: RTF < 1.
 MAX_BACKLOG_S = 0.02
+# A SCHED_FIFO physics thread that has not slept for this long [s of wall time] cannot hold
+# real_time_factor; it goes back to normal scheduling rather than keep a CPU from every other
+# thread of the machine (the controller's among them).
+FIFO_SATURATED_S = 0.5
 # Commands queued in lockstep and fast modes; realtime mode keeps only the newest.
 COMMAND_QUEUE = 1000
 # Stamped commands kept for the command-age statistics of /diagnostics.
@@ -743,14 +747,18 @@ class SimNode(Node):
             self._thread = None
 
     def _loop(self) -> None:
+        fifo = False
         if self.params.loop_mode == "realtime":
             self.thread_scheduling = self._raise_thread_priority(self.params.thread_priority)
+            fifo = self.thread_scheduling.startswith("SCHED_FIFO")
         self._reschedule = True
         deadline = 0.0
+        last_sleep = time.perf_counter()
         while self._running.is_set():
             if self._paused:
                 time.sleep(0.005)
                 self._reschedule = True
+                last_sleep = time.perf_counter()
                 continue
             realtime = self.params.loop_mode == "realtime"
             if realtime:
@@ -761,6 +769,10 @@ class SimNode(Node):
                 period = self._wall_period
                 if deadline - now > 0.0:
                     time.sleep(deadline - now)
+                    last_sleep = now
+                elif fifo and now - last_sleep > FIFO_SATURATED_S:
+                    fifo = False
+                    self.thread_scheduling = self._lower_thread_priority(now - last_sleep)
             with self._lock:
                 if self._paused:
                     continue
@@ -780,6 +792,17 @@ class SimNode(Node):
                         deadline = finished
             else:
                 time.sleep(0)  # let the executor thread take the GIL for commands and services
+
+    def _lower_thread_priority(self, busy_s: float) -> str:
+        """Back to normal scheduling for the calling (physics) thread, which has run for
+        ``busy_s`` [s] without sleeping. Returns how it is scheduled, for /diagnostics."""
+        os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+        self.get_logger().warning(
+            f"the physics thread ran {busy_s:.2f} s without sleeping: it cannot hold real_time_factor"
+            f" {self.params.real_time_factor:g} here, and under SCHED_FIFO it would keep a CPU from every other"
+            " thread; it runs at normal priority from now on"
+        )
+        return "normal (SCHED_FIFO left: real time not held)"
 
     def _raise_thread_priority(self, priority: int) -> str:
         """Put the calling (physics) thread under SCHED_FIFO at ``priority`` (0: leave it).

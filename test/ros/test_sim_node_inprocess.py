@@ -250,3 +250,29 @@ def _probe_fifo_permitted() -> bool:
     thread.start()
     thread.join()
     return result[0]
+
+
+def test_a_physics_thread_that_cannot_hold_real_time_leaves_sched_fifo(ros, monkeypatch):
+    """real_time_factor 100 gives a tick 10 us of wall time: the loop never sleeps. Under
+    SCHED_FIFO that would keep a CPU from every other thread, so after FIFO_SATURATED_S it
+    goes back to normal scheduling, once, with one warning, and goes on running."""
+    from humanoid_sim.ros.sim_node import FIFO_SATURATED_S
+
+    if not _probe_fifo_permitted():
+        pytest.skip("this process may not use SCHED_FIFO (needs root, CAP_SYS_NICE or an rtprio limit)")
+    node = make_node(loop_mode="realtime", real_time_factor=100.0, diagnostics_rate=0.0)
+    warnings = []
+    monkeypatch.setattr(node.get_logger(), "warning", lambda text, **_: warnings.append(text), raising=False)
+    try:
+        node.start()
+        deadline = time.monotonic() + 10.0 * FIFO_SATURATED_S + 5.0
+        while not node.thread_scheduling.startswith("normal (") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        ticks = node._tick
+        time.sleep(0.2)
+        assert node._tick > ticks  # still stepping
+    finally:
+        node.stop()
+        node.destroy_node()
+    assert node.thread_scheduling == "normal (SCHED_FIFO left: real time not held)"
+    assert len(warnings) == 1 and "cannot hold real_time_factor 100" in warnings[0]
