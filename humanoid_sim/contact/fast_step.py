@@ -266,29 +266,23 @@ def _check_nb(c_int, c_float, nc, released, lam, p_xy, p_hull, mu_s) -> int:
             continue
         hs, hc = ci[6], ci[7]
         st = ci[4]
+        poly = np.empty((hc if kind != 1 else 0, 2))  # the area's hull (line: its two ends)
+        for t in range(poly.shape[0]):
+            poly[t, 0] = p_xy[st + p_hull[hs + t], 0]
+            poly[t, 1] = p_xy[st + p_hull[hs + t], 1]
         if kind != 1:  # (2) p_v of Eq. 26 in the hull
             px = -f[4] / fz
             py = f[3] / fz
             if kind == 2:
-                x0 = p_xy[st + p_hull[hs], 0]
-                x1 = p_xy[st + p_hull[hs + 1], 0]
+                x0, x1 = poly[0, 0], poly[1, 0]
                 if not (min(x0, x1) - 1e-12 <= px <= max(x0, x1) + 1e-12):
                     return _CHANGES
-            else:
-                poly = np.empty((hc, 2))
-                for t in range(hc):
-                    poly[t, 0] = p_xy[st + p_hull[hs + t], 0]
-                    poly[t, 1] = p_xy[st + p_hull[hs + t], 1]
-                if not signed_distance_nb(px, py, poly) >= -1e-12:
-                    return _CHANGES
+            elif not signed_distance_nb(px, py, poly) >= -1e-12:
+                return _CHANGES
         mu = mu_s[ci[1]]
         if math.hypot(f[0], f[1]) > mu * fz:  # (3) Eq. 31
             return _CHANGES
         if kind != 1:  # Eq. 33, d = TORSION_ARM (1) * mean distance over the area
-            poly = np.empty((hc, 2))
-            for t in range(hc):
-                poly[t, 0] = p_xy[st + p_hull[hs + t], 0]
-                poly[t, 1] = p_xy[st + p_hull[hs + t], 1]
             arm = 1.0 * mean_distance_nb(poly, _TRI_RULE)
             if abs(f[5]) > mu * fz * arm:
                 return _CHANGES

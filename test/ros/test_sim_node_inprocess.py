@@ -191,21 +191,23 @@ def test_imu_reads_gravity_reaction_when_standing_still(ros):
         node.destroy_node()
 
 
-def _scheduling_of_a_thread(node: SimNode, priority: int) -> tuple[str, int]:
-    """(what _raise_thread_priority reports, the policy the thread then has), run in a thread
-    of its own (a FIFO test runner would be no good)."""
-    import os
+def _in_a_thread(function):
+    """function()'s result, called in a thread of its own (scheduling changes stay there: a
+    FIFO test runner would be no good)."""
     import threading
 
     out = []
-
-    def run():
-        out.append((node._raise_thread_priority(priority), os.sched_getscheduler(0)))
-
-    thread = threading.Thread(target=run)
+    thread = threading.Thread(target=lambda: out.append(function()))
     thread.start()
     thread.join()
     return out[0]
+
+
+def _scheduling_of_a_thread(node: SimNode, priority: int) -> tuple[str, int]:
+    """(what _raise_thread_priority reports, the policy the thread then has)."""
+    import os
+
+    return _in_a_thread(lambda: (node._raise_thread_priority(priority), os.sched_getscheduler(0)))
 
 
 def test_physics_thread_priority_granted_or_refused_with_one_warning(ros, monkeypatch):
@@ -234,22 +236,17 @@ def test_physics_thread_priority_granted_or_refused_with_one_warning(ros, monkey
 
 
 def _probe_fifo_permitted() -> bool:
+    """Whether this process may put a thread under SCHED_FIFO."""
     import os
-    import threading
 
-    result = []
-
-    def probe():
+    def probe() -> bool:
         try:
             os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
-            result.append(True)
         except OSError:
-            result.append(False)
+            return False
+        return True
 
-    thread = threading.Thread(target=probe)
-    thread.start()
-    thread.join()
-    return result[0]
+    return _in_a_thread(probe)
 
 
 def test_a_physics_thread_that_cannot_hold_real_time_leaves_sched_fifo(ros, monkeypatch):

@@ -11,6 +11,7 @@ import pytest
 
 rclpy = pytest.importorskip("rclpy", reason="rclpy is not installed (run scripts/setup.sh)")
 from geometry_msgs.msg import Twist  # noqa: E402
+from nav_msgs.msg import Odometry  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
@@ -57,6 +58,18 @@ def _spin_until(executor, condition, timeout=20.0):
     return condition()
 
 
+def _stand_configuration(model):
+    """q (nq,) of the bundled humanoid's stand pose on the default ground."""
+    return pose_configuration(model, load_initial_poses(DEFAULT_POSES_FILE, model.name)["stand"], Environment())
+
+
+def _state_publishers(peer):
+    """(joint_states publisher, ground_truth/odom publisher) on the peer node."""
+    joints = peer.create_publisher(JointState, "joint_states", 10)
+    odometry = peer.create_publisher(Odometry, "ground_truth/odom", 10)
+    return joints, odometry
+
+
 def test_cmd_vel_sets_the_walking_command(node_and_peer):
     node, peer, executor = node_and_peer
     assert node.command.at(0.0) == (0.1, 0.0, 0.0)  # walk_speed without cmd_vel
@@ -85,12 +98,10 @@ def test_parameters_are_validated_on_change(node_and_peer):
 def test_a_state_is_answered_with_torques_stamped_like_it(node_and_peer):
     node, peer, executor = node_and_peer
     model = node.model
-    q = pose_configuration(model, load_initial_poses(DEFAULT_POSES_FILE, model.name)["stand"], Environment())
+    q = _stand_configuration(model)
     commands: list[JointState] = []
     peer.create_subscription(JointState, "joint_commands", commands.append, 10)
-    joints = peer.create_publisher(JointState, "joint_states", 10)
-    odometry = peer.create_publisher(type(odometry_message(0, "odom", "pelvis", q[:3], q[3:7], np.zeros(3), np.zeros(3))),
-                                     "ground_truth/odom", 10)
+    joints, odometry = _state_publishers(peer)
     stamp_ns = 1_234_000_000
     nj = model.nj
 
@@ -130,21 +141,14 @@ def test_contact_info_uses_only_fresh_foot_wrenches(node_and_peer):
     assert node._contact_info(200 * ms) is None
 
 
-def _state_publishers(peer, model, q):
-    joints = peer.create_publisher(JointState, "joint_states", 10)
-    odometry = peer.create_publisher(type(odometry_message(0, "odom", "pelvis", q[:3], q[3:7], np.zeros(3), np.zeros(3))),
-                                     "ground_truth/odom", 10)
-    return joints, odometry
-
-
 def test_states_in_another_joint_order_are_read_by_name(node_and_peer):
     """The raw fast path reads only the simulator's layout; any other JointState is deserialized."""
     node, peer, executor = node_and_peer
     model = node.model
-    q = pose_configuration(model, load_initial_poses(DEFAULT_POSES_FILE, model.name)["stand"], Environment())
+    q = _stand_configuration(model)
     commands: list[JointState] = []
     peer.create_subscription(JointState, "joint_commands", commands.append, 10)
-    joints, odometry = _state_publishers(peer, model, q)
+    joints, odometry = _state_publishers(peer)
     order = list(reversed(range(model.nj)))
     names = [model.joint_names[j] for j in order]
     stamp_ns = 2_000_000_000
@@ -166,12 +170,12 @@ def walking_node_and_peer():
 def test_a_state_the_controller_cannot_start_from_is_answered_and_the_node_goes_on(walking_node_and_peer):
     node, peer, executor = walking_node_and_peer
     model = node.model
-    q = pose_configuration(model, load_initial_poses(DEFAULT_POSES_FILE, model.name)["stand"], Environment())
+    q = _stand_configuration(model)
     buried = q.copy()
     buried[2] = -5.0  # the centre of mass 5 m under the ground: no walking pattern starts from there
     commands: list[JointState] = []
     peer.create_subscription(JointState, "joint_commands", commands.append, 10)
-    joints, odometry = _state_publishers(peer, model, q)
+    joints, odometry = _state_publishers(peer)
 
     def answer_to(state, stamp_ns):
         def answered():
@@ -192,7 +196,7 @@ def test_a_state_answered_while_rclpy_shuts_down_ends_quietly(node_and_peer, mon
     the callback ends without a traceback. The same failure with rclpy running is raised."""
     node, _, _ = node_and_peer
     model = node.model
-    q = pose_configuration(model, load_initial_poses(DEFAULT_POSES_FILE, model.name)["stand"], Environment())
+    q = _stand_configuration(model)
 
     def refused(_data):
         raise RuntimeError("Failed to publish: publisher's context is invalid")
