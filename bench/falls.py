@@ -193,8 +193,8 @@ def run_one(spec: RobotSpec, model, poses, mode: str, seed: int | None, args) ->
         steps = int(round(args.duration / args.dt))
         last_from = steps - int(round(1.0 / args.dt))
         tau = np.zeros(nj)
-        q, v = sim.q, sim.v
-        E0 = meter(q, v).total
+        v = sim.v
+        E0 = meter(sim.q, v).total
         ke_last, fz_last = [], []
         wall0 = time.perf_counter()
         for i in range(steps):
@@ -293,7 +293,6 @@ class Row:
             "fz_error": rs[0].last_fz_error_max if zero else math.nan,
             "last_failed": rs[0].last_failed if zero else 0,
             "cost": costs.mean() * 1e6 if len(costs) else math.nan,
-            "complete": all(r.complete for r in rs),
         }
 
     def misses(self) -> list[str]:

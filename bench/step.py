@@ -203,7 +203,8 @@ def run_mujoco(seconds: float, model, q0, ctrl):
 
 def fall_ours(seconds: float):
     """Step costs [s] of our passive fall from "stand" (zero torque), the simulated time
-    reached [s] and the failure message (None when the fall ran to the end)."""
+    reached [s], the base height then [m] and the failure message (None when the fall ran
+    to the end)."""
     model = load_urdf(URDF)
     sim = Simulator(model, SimulatorConfig(dt=DT))
     steps = int(round(seconds / DT))
@@ -221,7 +222,7 @@ def fall_ours(seconds: float):
             failure = f"{type(exc).__name__} at t = {sim.t:.3f} s: {exc}".splitlines()[0][:200]
         if not timed:
             failure = None
-    return np.asarray(costs), sim.t, failure, model
+    return np.asarray(costs), sim.t, float(sim.q[2]), failure, model
 
 
 def fall_mujoco(seconds: float, model, q0):
@@ -244,12 +245,12 @@ def print_fall(seconds: float) -> None:
     """The passive fall on both simulators: mean step cost and ratio."""
     fall_s = min(seconds, FALL)
     print(f"\npassive fall from \"stand\", zero torque, first {fall_s:g} s ({machine_load()}):")
-    ours, t_end, failure, model = fall_ours(fall_s)
-    base_z = "-"
+    ours, t_end, z_end, failure, model = fall_ours(fall_s)
     if len(ours):
         print(
             f"  humanoid_sim: step cost mean {ours.mean() * 1e6:8.1f} µs, median {np.median(ours) * 1e6:8.1f} µs "
-            f"over {len(ours)} steps (to t = {t_end:.3f} s)" + (f"  FAILED: {failure}" if failure else "")
+            f"over {len(ours)} steps (to t = {t_end:.3f} s, base height then {z_end:.3f} m)"
+            + (f"  FAILED: {failure}" if failure else "")
         )
     else:
         print(f"  humanoid_sim: no step made  FAILED: {failure}")
@@ -259,9 +260,15 @@ def print_fall(seconds: float) -> None:
     except ImportError:
         print("  mujoco not installed: no comparison")
         return
-    print(f"  MuJoCo:       step cost mean {mj.mean() * 1e6:8.1f} µs, median {np.median(mj) * 1e6:8.1f} µs (base height at the end {base_z:.3f} m)")
+    print(
+        f"  MuJoCo:       step cost mean {mj.mean() * 1e6:8.1f} µs, median {np.median(mj) * 1e6:8.1f} µs "
+        f"(base height at the end {base_z:.3f} m)"
+    )
     if len(ours):
-        print(f"  ratio humanoid_sim / MuJoCo (mean step over the fall): {ours.mean() / mj.mean():.1f}")
+        print(
+            f"  ratio humanoid_sim / MuJoCo over the fall: mean step {ours.mean() / mj.mean():.1f}, "
+            f"median step {np.median(ours) / np.median(mj):.1f}"
+        )
 
 
 def profile_ours(sim, ctrl, steps: int = 500) -> str:
