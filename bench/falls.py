@@ -22,6 +22,8 @@ Printed per robot (and in a summary table at the end):
 - unvalidated: share of the steps whose StepResult.validated is False (a solve that failed its
   validity checks and was integrated anyway);
 - max penetration: largest StepResult.max_penetration of any step [m];
+- max contact force: largest |force| of one contact in any step (ContactReport.wrench_world,
+  impulse / dt included) [N], beside the robot's weight m g;
 - energy excess: per step, ΔE - W with E = T + U (T = 1/2 v^T M v, U = -m g . c_com;
   bench/mechanics.py) before and after the step and W = tau_applied . (v_j + v_j') / 2 * dt the
   work of the applied joint torques over the step (trapezoidal joint velocity: start and end of
@@ -161,6 +163,7 @@ class RunResult:
     steps: int = 0
     unvalidated: int = 0
     max_penetration: float = 0.0
+    max_force: float = 0.0
     max_excess: float = -math.inf
     excess_steps: int = 0
     last_kinetic_max: float = math.nan
@@ -218,6 +221,8 @@ def run_one(spec: RobotSpec, model, poses, mode: str, seed: int | None, args) ->
             res.excess_steps += excess > ENERGY_TOLERANCE
             E0, v = ms.total, r.v
             res.max_penetration = max(res.max_penetration, r.max_penetration)
+            for c in r.contacts:
+                res.max_force = max(res.max_force, float(np.linalg.norm(c.wrench_world[:3])))
             res.unvalidated += not r.validated
             if i >= last_from:
                 ke_last.append(ms.kinetic)
@@ -261,7 +266,7 @@ def print_run(r: RunResult) -> None:
         extra = f", last 1 s: KE max {fmt(r.last_kinetic_max)} J, Σfz err {fmt(r.last_fz_error_max)}, failed {r.last_failed}"
     print(
         f"  {r.label:<22} t {r.t_end:6.3f} s  unvalidated {r.unvalidated / max(1, r.steps):6.1%}  "
-        f"pen {fmt(r.max_penetration)} m  ΔE-W max {fmt(r.max_excess, '.3g')} J ({r.excess_steps} > 0.1 J)  "
+        f"pen {fmt(r.max_penetration)} m  F max {fmt(r.max_force)} N  ΔE-W max {fmt(r.max_excess, '.3g')} J ({r.excess_steps} > 0.1 J)  "
         f"{cost:7.0f} µs/step{extra}  [{status}]",
         flush=True,
     )
@@ -287,6 +292,7 @@ class Row:
             "cut": sum(r.cut for r in rs),
             "unvalidated": sum(r.unvalidated for r in rs) / max(1, steps),
             "penetration": max((r.max_penetration for r in rs), default=math.nan),
+            "force": max((r.max_force for r in rs), default=math.nan),
             "excess": max((r.max_excess for r in rs), default=math.nan),
             "excess_steps": sum(r.excess_steps for r in rs),
             "rest_kinetic": rs[0].last_kinetic_max if zero else math.nan,
@@ -320,7 +326,7 @@ class Row:
 
 def print_table(rows: list[Row]) -> None:
     head = (
-        f"{'robot':<9}{'mode':<8}{'runs':>5}{'fail':>5}{'nonfin':>7}{'unvalid':>8}{'pen [m]':>10}"
+        f"{'robot':<9}{'mode':<8}{'runs':>5}{'fail':>5}{'nonfin':>7}{'unvalid':>8}{'pen [m]':>10}{'F max [N]':>10}"
         f"{'ΔE-W max [J]':>13}{'>0.1J':>7}{'rest KE [J]':>12}{'rest':>5}{'Σfz err':>9}{'fail 1s':>8}{'µs/step':>9}"
     )
     print(head)
@@ -331,7 +337,7 @@ def print_table(rows: list[Row]) -> None:
         rest = ("yes" if f["rest_kinetic"] < TARGETS["rest_kinetic"] else "no") if zero else "-"
         print(
             f"{row.robot:<9}{row.mode:<8}{f['runs']:>5}{f['failures']:>5}{f['nonfinite']:>7}{f['unvalidated']:>8.1%}"
-            f"{fmt(f['penetration']):>10}{fmt(f['excess'], '.3g'):>13}{f['excess_steps']:>7}"
+            f"{fmt(f['penetration']):>10}{fmt(f['force']):>10}{fmt(f['excess'], '.3g'):>13}{f['excess_steps']:>7}"
             f"{fmt(f['rest_kinetic']) if zero else '-':>12}{rest:>5}{fmt(f['fz_error']) if zero else '-':>9}"
             f"{f['last_failed'] if zero else '-':>8}{f['cost']:>9.0f}"
         )
