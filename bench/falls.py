@@ -12,9 +12,10 @@ Runs per robot, dt = 1 ms by default:
 - random torques for ``--duration`` s per seed: each joint's torque uniform in
   [-effort, effort] (URDF effort limit), resampled every 50 ms, seeded
   (``numpy.random.default_rng(seed)``).
-Without ``--joint-stops`` the simulator has no joint-limit rows (joints pass their URDF
-position limits, as in a plain ``Simulator(model)``); with it, a RangeOfMotionProvider makes
-the URDF position limits hard stops.
+Joint stops: by default a RangeOfMotionProvider makes every URDF position limit a hard stop
+(``RangeOfMotionConfig()``, the same for every robot); ``--no-joint-stops`` runs a plain
+``Simulator(model)``, which has no joint-limit rows (joints pass their limits, links fold
+through each other).
 
 Printed per robot (and in a summary table at the end):
 - failures: runs that raised (any exception, SimulationError included), with the message;
@@ -41,7 +42,7 @@ above 0.1 J, at rest (< 1e-3 J) over the last second of the collapse, Σ f_z = m
 0 failed solves on every step of that second).
 
 Usage: python bench/falls.py [--robots humanoid,talos,g1,icub] [--seeds 20] [--duration 10]
-       [--modes zero,random] [--joint-stops] [--max-wall S] [--check]
+       [--modes zero,random] [--no-joint-stops] [--max-wall S] [--check]
 """
 
 from __future__ import annotations
@@ -180,13 +181,19 @@ class RunResult:
         return self.failure is None and not self.nonfinite and not self.cut
 
 
+def make_simulator(spec: RobotSpec, model, poses, args) -> Simulator:
+    """The robot's simulator (flat ground, joint stops per args), reset to its pose."""
+    providers = [RangeOfMotionProvider(model, RangeOfMotionConfig())] if args.joint_stops else []
+    sim = Simulator(model, SimulatorConfig(dt=args.dt), providers=providers, poses=poses)
+    sim.reset(spec.pose)
+    return sim
+
+
 def run_one(spec: RobotSpec, model, poses, mode: str, seed: int | None, args) -> RunResult:
     """One run; any exception is recorded as the run's failure, never raised."""
     res = RunResult(spec.name, mode, seed, args.duration)
     try:
-        providers = [RangeOfMotionProvider(model, RangeOfMotionConfig())] if args.joint_stops else []
-        sim = Simulator(model, SimulatorConfig(dt=args.dt), providers=providers, poses=poses)
-        sim.reset(spec.pose)
+        sim = make_simulator(spec, model, poses, args)
         meter = MechanicsMeter(sim.model)
         mg = sim.model.total_mass * float(np.linalg.norm(sim.model.gravity))
         nj, nv = model.nj, model.nv
@@ -243,8 +250,7 @@ def run_one(spec: RobotSpec, model, poses, mode: str, seed: int | None, args) ->
 def warm_up(spec: RobotSpec, model, poses, args) -> None:
     """A few untimed steps (numba caches, first-call costs) so the first run's cost is fair."""
     try:
-        sim = Simulator(model, SimulatorConfig(dt=args.dt), poses=poses)
-        sim.reset(spec.pose)
+        sim = make_simulator(spec, model, poses, args)
         rng = np.random.default_rng(12345)
         effort = np.asarray(model.limits.effort, dtype=float)
         for i in range(100):
@@ -350,7 +356,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--duration", type=float, default=10.0, help="simulated seconds per run")
     p.add_argument("--dt", type=float, default=1e-3, help="step [s]")
     p.add_argument("--modes", default="zero,random", help="comma list of zero, random")
-    p.add_argument("--joint-stops", action="store_true", help="URDF position limits as hard stops")
+    p.add_argument(
+        "--joint-stops", action=argparse.BooleanOptionalAction, default=True, help="URDF position limits as hard stops"
+    )
     p.add_argument("--max-wall", type=float, default=0.0, help="wall-clock limit per run [s] (0: none)")
     p.add_argument("--check", action="store_true", help="exit 1 when a figure misses its target")
     args = p.parse_args(argv)
@@ -368,7 +376,7 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     print(
         f"falls: {', '.join(args.robots)}; {args.duration:g} s per run at dt = {args.dt * 1e3:g} ms; modes {args.modes}; "
-        f"{args.seeds} seeds; joint stops {'on' if args.joint_stops else 'off'}; {machine_load()}",
+        f"{args.seeds if 'random' in args.modes else 0} seeds; joint stops {'on' if args.joint_stops else 'off'}; {machine_load()}",
         flush=True,
     )
     rows: list[Row] = []
