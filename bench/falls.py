@@ -130,7 +130,8 @@ def half_sitting(srdf: Path, joint_names: list[str]) -> InitialPose:
 
 
 def load_robot(spec: RobotSpec):
-    """(model, poses or None) of a robot; warnings of the loader silenced (printed count)."""
+    """(model, poses or None) of a robot, the loader's warnings silenced; a URDF whose rounded
+    inertias fail the strict checks is loaded with strict_inertia=False."""
     path = Path(spec.urdf)
     if not path.is_absolute():
         path = robots_dir() / spec.urdf
