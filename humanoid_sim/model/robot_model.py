@@ -322,5 +322,5 @@ def _validate_joint_parameters(model: RobotModel) -> None:
         values = np.asarray(values, dtype=float)
         bad = [j for j in range(len(values)) if not (np.isfinite(values[j]) and values[j] >= 0.0)]
         if bad:
-            listed = ", ".join(f"{model.joint_names[j]} ({values[j]!r})" for j in bad)
+            listed = ", ".join(f"{model.joint_names[j]} ({float(values[j])!r})" for j in bad)
             raise ValueError(f"RobotModel {model.name!r}: {label} must be finite and >= 0; joints: {listed}")

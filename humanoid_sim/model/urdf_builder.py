@@ -92,9 +92,9 @@ def chain_urdf(
         )
     else:
         parts.append(box_link_xml("base", 1.0, (0.1, 0.1, 0.1)))
-    limit = (
-        f'<limit effort="{float(effort)!r}" velocity="{float(velocity)!r}"/>' if joint_type != "continuous" else ""
-    )
+    limit = f'<limit effort="{float(effort)!r}" velocity="{float(velocity)!r}"/>'
+    if joint_type == "continuous":
+        limit = ""
     if damping or friction:
         limit += f'<dynamics damping="{float(damping)!r}" friction="{float(friction)!r}"/>'
     if k_velocity is not None:
