@@ -10,10 +10,14 @@ from humanoid_sim.dynamics.rigid_body_dynamics import bias_forces, mass_matrix
 from humanoid_sim.limits.velocity_limits import (
     EffortBounds,
     clamp_effort_into,
+    coupled_effort_limits,
+    coupled_effort_limits_into,
+    coupled_work,
     effort_bounds,
     effort_bounds_into,
     implicit_effort_bounds,
     implicit_effort_bounds_into,
+    velocity_rule,
 )
 from humanoid_sim.model import JointLimits, load_urdf
 from humanoid_sim.model.robot_model import VELOCITY_LIMIT_BAND, default_k_velocity
@@ -114,15 +118,13 @@ def test_wrappers_take_a_model_or_its_limits_and_check_shapes() -> None:
 def test_kernels_write_into_the_callers_arrays_and_clamp_in_place() -> None:
     lim = limits([10.0, 10.0], 1.0)
     lower, upper = np.full(2, np.nan), np.full(2, np.nan)
-    effort_bounds_into(np.array([0.0, 0.975]), lim.effort, lim.velocity, lim.k_velocity, lower, upper)
+    effort_bounds_into(np.array([0.0, 0.975]), velocity_rule(lim), lower, upper)
     np.testing.assert_allclose(upper, [10.0, 2.5])
     tau = np.array([-50.0, 50.0])
     clamp_effort_into(tau, lower, upper, tau)
     np.testing.assert_allclose(tau, [-10.0, 2.5])
     # with an infinitely heavy joint (inverse inertia 0) the implicit rule is the explicit one
-    implicit_effort_bounds_into(
-        np.array([0.0, 0.975]), np.zeros(2), 1e-3, lim.effort, lim.velocity, lim.k_velocity, lower, upper
-    )
+    implicit_effort_bounds_into(np.array([0.0, 0.975]), np.zeros(2), 1e-3, velocity_rule(lim), lower, upper)
     np.testing.assert_allclose(upper, [10.0, 2.5])
 
 
@@ -138,11 +140,9 @@ def drive_one_joint(
         if implicit:
             qdot_free = qdot + dt * load / inertia
             inverse_inertia = np.array([1.0 / inertia])
-            implicit_effort_bounds_into(
-                qdot_free, inverse_inertia, dt, lim.effort, lim.velocity, lim.k_velocity, lower, upper
-            )
+            implicit_effort_bounds_into(qdot_free, inverse_inertia, dt, velocity_rule(lim), lower, upper)
         else:
-            effort_bounds_into(qdot, lim.effort, lim.velocity, lim.k_velocity, lower, upper)
+            effort_bounds_into(qdot, velocity_rule(lim), lower, upper)
         clamp_effort_into(np.array([tau_cmd]), lower, upper, tau)
         qdot = qdot + dt * (tau + load) / inertia
         history.append(qdot[0])
@@ -194,13 +194,86 @@ def test_a_joint_of_a_model_driven_at_full_effort_stays_below_its_limit() -> Non
         M_inv = np.linalg.inv(mass_matrix(model, q))
         b = bias_forces(model, q, v)
         qdot_free = v - dt * (M_inv @ b)
-        lim = model.limits
-        implicit_effort_bounds_into(
-            qdot_free, np.diag(M_inv).copy(), dt, lim.effort, lim.velocity, lim.k_velocity, lower, upper
-        )
+        implicit_effort_bounds_into(qdot_free, np.diag(M_inv).copy(), dt, velocity_rule(model), lower, upper)
         clamp_effort_into(np.array([10.0]), lower, upper, tau)
         v = v + dt * (M_inv @ (tau - b))
         q = q + dt * v
         speeds.append(v[0])
     assert 0.99 <= speeds[-1] and max(speeds) <= 1.0 + 1e-12
+    lim = model.limits
     assert default_k_velocity(lim.effort, lim.velocity)[0] == lim.k_velocity[0] == pytest.approx(100.0)
+
+
+def random_spd(rng: np.random.Generator, n: int, condition: float) -> np.ndarray:
+    """A symmetric positive definite n x n matrix with eigenvalues spread over `condition`."""
+    Q, _ = np.linalg.qr(rng.normal(size=(n, n)))
+    return (Q * np.geomspace(1.0, condition, n)) @ Q.T
+
+
+def assert_rule_holds_at_the_end(tau, qdot_end, tau_cmd, rule, rtol=1e-9) -> None:
+    lower, upper = np.empty(len(tau)), np.empty(len(tau))
+    effort_bounds_into(qdot_end, rule, lower, upper)
+    expected = np.clip(tau_cmd, lower, upper)
+    np.testing.assert_allclose(tau, expected, rtol=rtol, atol=rtol * np.max(np.abs(rule.effort)))
+
+
+def test_coupled_rule_of_one_joint_is_the_joint_by_joint_rule(rng: np.random.Generator) -> None:
+    lim = limits(10.0, 1.0)
+    for _ in range(50):
+        qdot_free, inverse_inertia, tau_cmd = rng.uniform(-3, 3, 1), rng.uniform(0.1, 1e4, 1), rng.uniform(-20, 20, 1)
+        tau, _ = coupled_effort_limits(lim, tau_cmd, qdot_free, inverse_inertia.reshape(1, 1), 1e-3)
+        bounds = implicit_effort_bounds(lim, qdot_free, inverse_inertia, 1e-3)
+        assert tau[0] == pytest.approx(np.clip(tau_cmd, bounds.lower, bounds.upper)[0], rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("condition", [1.0, 1e2, 1e4])
+def test_coupled_efforts_obey_every_joints_rule_at_the_end_of_the_step(
+    rng: np.random.Generator, condition: float
+) -> None:
+    """Joint-space inverse inertias like a humanoid's: largest eigenvalue 10 .. 3000 1/(kg m^2)
+    (the bundled humanoid's: 2400), conditioned up to 1e4 (the public humanoids': 2e3 .. 8e3)."""
+    n, dt = 12, 1e-3
+    work, tau, qdot_end = coupled_work(n), np.empty(n), np.empty(n)
+    iterations = []
+    for trial in range(40):
+        lim = limits(rng.uniform(1, 300, n), rng.uniform(1, 20, n), rng.choice([1.0, 100.0, 1e5], n))
+        rule = velocity_rule(lim)
+        A = random_spd(rng, n, condition)
+        A *= rng.uniform(10.0, 3000.0) / np.linalg.eigvalsh(A)[-1]  # [1/(kg m^2)]
+        qdot_free = rng.uniform(-2, 2, n) * lim.velocity
+        tau_cmd = rng.choice([-1.0, 1.0], n) * lim.effort * rng.uniform(0.5, 1.5, n)
+        iterations.append(coupled_effort_limits_into(tau_cmd, qdot_free, A, dt, rule, False, work, tau, qdot_end))
+        np.testing.assert_allclose(qdot_end, qdot_free + dt * A @ tau, rtol=1e-12, atol=1e-9)
+        assert np.all(np.abs(tau) <= lim.effort)
+        assert_rule_holds_at_the_end(tau, qdot_end, tau_cmd, rule)
+        # warm-started from the answer, it stays there
+        again = tau.copy()
+        coupled_effort_limits_into(tau_cmd, qdot_free, A, dt, rule, True, work, again, qdot_end)
+        np.testing.assert_allclose(again, tau, rtol=1e-9, atol=1e-9)
+    assert max(iterations) < 200  # converged (bench/joint_limits.py prints the counts on real robots)
+
+
+def test_a_welded_humanoid_driven_at_full_effort_exceeds_a_limit_only_while_braking_fully() -> None:
+    """Every joint of the bundled humanoid (base welded, gravity on) commanded at its full effort,
+    random signs, 0.1 s: a joint past v_max + e / k_v (the ramp) has its actuator braking with its
+    whole effort -- what pushes it further are the other joints, gravity and Coriolis forces."""
+    from pathlib import Path
+
+    from humanoid_sim.model import neutral_configuration
+
+    model = load_urdf(Path(__file__).resolve().parents[2] / "urdf" / "humanoid.urdf", floating_base=False)
+    rule, dt, nj = velocity_rule(model), 1e-3, model.nj
+    tau_cmd = np.where(np.random.default_rng(3).random(nj) < 0.5, -1.0, 1.0) * rule.effort
+    q, v = neutral_configuration(model), np.zeros(nj)
+    work, tau, qdot_end = coupled_work(nj), tau_cmd.copy(), np.empty(nj)
+    fastest = 0.0
+    for _ in range(100):
+        M_inv = np.linalg.inv(mass_matrix(model, q))
+        b = bias_forces(model, q, v)
+        coupled_effort_limits_into(tau_cmd, v - dt * M_inv @ b, M_inv, dt, rule, True, work, tau, qdot_end)
+        v = v + dt * M_inv @ (tau - b)
+        q = q + dt * v
+        beyond = np.abs(v) > rule.velocity + rule.effort / rule.k_velocity + 1e-9
+        np.testing.assert_allclose(tau[beyond], -np.sign(v[beyond]) * rule.effort[beyond], rtol=1e-9)
+        fastest = max(fastest, float(np.max(np.abs(v) / rule.velocity)))
+    assert fastest > 0.9  # the joints did reach their limits
