@@ -16,14 +16,18 @@ Printed per robot:
   with M^-1 (coupled_effort_limits_into: its iterations per step, and the joint-steps beyond
   v_max + e / k_v whose actuator is not braking with its whole effort -- 0 when the rule
   holds; beyond that, the other joints, gravity and Coriolis forces push the joint).
-  Position limits are not applied (joints may wrap), which does not matter for velocities.
+  Position limits are not applied (joints may wrap), which does not matter for velocities;
+- the wall time of one coupled solve (floating base, neutral pose, full effort from rest), cold
+  and warm-started from its own answer (as from the previous step), with the load average.
 
 Usage: python bench/joint_limits.py  (source scripts/env.sh first; example-robot-data optional)
 """
 
 from __future__ import annotations
 
+import os
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -86,7 +90,9 @@ def effective_inertias(model: RobotModel, rng: np.random.Generator) -> np.ndarra
     return smallest
 
 
-def drive_at_full_effort(path: Path, coupled: bool, seconds: float = 0.3) -> tuple[float, str, list[int], int]:
+def drive_at_full_effort(
+    path: Path, coupled: bool, seconds: float = 0.3
+) -> tuple[float, str, list[int], int]:
     """Largest |qdot| / v_max over joints with finite limits, the joint reaching it, the coupled
     solve's iterations per step, and the joint-steps breaking the rule (see the module docstring)."""
     model = load(path, floating_base=False)
@@ -95,20 +101,19 @@ def drive_at_full_effort(path: Path, coupled: bool, seconds: float = 0.3) -> tup
     tau_cmd = signs * np.where(np.isfinite(lim.effort), lim.effort, 0.0)
     q, v = neutral_configuration(model), np.zeros(model.nv)
     lower, upper, v_end = (np.empty(model.nj) for _ in range(3))
-    tau, work, iterations = tau_cmd.copy(), coupled_work(model.nj), []
+    tau, work, iterations, rule = tau_cmd.copy(), coupled_work(model.nj), [], velocity_rule(model)
     worst, broken = np.zeros(model.nj), 0
     limited = np.isfinite(lim.velocity) & (lim.velocity > 0)
-    ramp = np.where(lim.k_velocity > 0, lim.effort / np.where(lim.k_velocity > 0, lim.k_velocity, 1.0), np.inf)
+    ramp = np.full(model.nj, np.inf)  # e / k_v: how far past v_max the actuator still need not brake fully
+    ramp[lim.k_velocity > 0] = (lim.effort / lim.k_velocity)[lim.k_velocity > 0]
     for _ in range(int(round(seconds / DT))):
         M_inv = np.linalg.inv(mass_matrix(model, q))
         b = bias_forces(model, q, v)
         qdot_free = v - DT * (M_inv @ b)
         if coupled:
-            iterations.append(
-                coupled_effort_limits_into(tau_cmd, qdot_free, M_inv, DT, velocity_rule(model), True, work, tau, v_end)
-            )
+            iterations.append(coupled_effort_limits_into(tau_cmd, qdot_free, M_inv, DT, rule, True, work, tau, v_end))
         else:
-            implicit_effort_bounds_into(qdot_free, np.diag(M_inv).copy(), DT, velocity_rule(model), lower, upper)
+            implicit_effort_bounds_into(qdot_free, np.diag(M_inv).copy(), DT, rule, lower, upper)
             clamp_effort_into(tau_cmd, lower, upper, tau)
         v = v + DT * (M_inv @ (tau - b))
         q = q + DT * v
@@ -116,12 +121,39 @@ def drive_at_full_effort(path: Path, coupled: bool, seconds: float = 0.3) -> tup
             return np.inf, "diverged", iterations, broken
         worst[limited] = np.maximum(worst[limited], np.abs(v[limited]) / lim.velocity[limited])
         beyond = np.abs(v) > lim.velocity + ramp + 1e-9
-        broken += int(np.sum(np.abs(tau[beyond] + np.sign(v[beyond]) * lim.effort[beyond]) > 1e-9 * lim.effort[beyond]))
+        braking_fully = np.abs(tau + np.sign(v) * lim.effort) <= 1e-9 * lim.effort
+        broken += int(np.sum(beyond & ~braking_fully))
     j = int(np.argmax(worst))
     return float(worst[j]), model.joint_names[j], iterations, broken
 
 
+def coupled_solve_cost(path: Path) -> tuple[float, float]:
+    """Median wall time [us] of one coupled solve, cold and warm-started, for the floating robot in
+    its neutral pose, every joint commanded at full effort from rest (random signs, seed 0)."""
+    model = load(path)
+    rule, nj, first = velocity_rule(model), model.nj, model.nv - model.nj
+    q = neutral_configuration(model)
+    M_inv = np.linalg.inv(mass_matrix(model, q))
+    A = np.ascontiguousarray(M_inv[first:, first:])
+    qdot_free = -DT * (M_inv @ bias_forces(model, q, np.zeros(model.nv)))[first:]
+    tau_cmd = np.where(np.random.default_rng(0).random(nj) < 0.5, -1.0, 1.0) * np.where(
+        np.isfinite(rule.effort), rule.effort, 0.0
+    )
+    work, tau, v_end = coupled_work(nj), np.empty(nj), np.empty(nj)
+    costs = []
+    for warm in (False, True):
+        coupled_effort_limits_into(tau_cmd, qdot_free, A, DT, rule, warm, work, tau, v_end)  # compile, warm up
+        samples = []
+        for _ in range(200):
+            start = time.perf_counter()
+            coupled_effort_limits_into(tau_cmd, qdot_free, A, DT, rule, warm, work, tau, v_end)
+            samples.append(time.perf_counter() - start)
+        costs.append(1e6 * float(np.median(samples)))
+    return costs[0], costs[1]
+
+
 def main() -> None:
+    print(f"load average {os.getloadavg()[0]:.2f} (timings are noisy on a loaded machine)")
     rng = np.random.default_rng(0)
     for name, path in robots().items():
         model = load(path)
@@ -149,6 +181,8 @@ def main() -> None:
             f" ({joint}); rule broken in {broken} joint-steps; iterations per step median"
             f" {np.median(its):.0f}, 99 % {np.percentile(its, 99):.0f}, max {its.max()}, unconverged {np.sum(its >= 200)}"
         )
+        cold, warm = coupled_solve_cost(path)
+        print(f"  coupled solve, floating base, neutral pose, full effort: {cold:.1f} us cold, {warm:.1f} us warm-started")
 
 
 if __name__ == "__main__":

@@ -32,9 +32,9 @@ Where the rule is evaluated decides whether it holds:
   at full effort runs away (``bench/joint_limits.py``).
 - :func:`coupled_effort_limits_into` solves the rule at the end of the step for all joints
   at once with the joint block of M^-1 (semi-smooth Newton on the pieces of the rule,
-  safeguarded by Gauss-Seidel sweeps). This is the one for the step. A joint then exceeds its limit only while its
-  actuator brakes with its whole effort (gravity, contacts, the other actuators, Coriolis
-  forces push it).
+  safeguarded by Gauss-Seidel sweeps). This is the one for the step. A joint then exceeds
+  its limit only while its actuator brakes with its whole effort (gravity, contacts, the
+  other actuators, Coriolis forces push it).
 
 Kernels take the rule's arrays as a :class:`VelocityRule` and write into caller-owned arrays
 (allocation-free, for the compiled step); the Python wrappers take a RobotModel or its
@@ -106,7 +106,12 @@ def velocity_rule(model: RobotModel | JointLimits) -> VelocityRule:
 def coupled_work(nj: int) -> CoupledWork:
     """Scratch arrays for :func:`coupled_effort_limits_into`, allocated once per model."""
     return CoupledWork(
-        np.zeros((nj, nj)), np.zeros(nj), np.zeros(nj), np.zeros(nj, np.int64), np.zeros(nj, np.int64), np.zeros(nj)
+        matrix=np.zeros((nj, nj)),
+        rhs=np.zeros(nj),
+        constant=np.zeros(nj),
+        index=np.zeros(nj, np.int64),
+        piece=np.zeros(nj, np.int64),
+        saved=np.zeros(nj),
     )
 
 
@@ -121,9 +126,11 @@ def _rule(qdot: float, effort: float, v_max: float, k: float) -> tuple[float, fl
 
 
 @njit(cache=True)
-def effort_bounds_into(qdot: np.ndarray, rule: VelocityRule, lower_out: np.ndarray, upper_out: np.ndarray) -> None:
-    """The rule at the current joint velocities qdot (nj,) [rad/s or m/s], into lower_out, upper_out
-    (nj,) [N m or N]. Chatters unless ``k_v dt <= m`` (module docstring)."""
+def effort_bounds_into(
+    qdot: np.ndarray, rule: VelocityRule, lower_out: np.ndarray, upper_out: np.ndarray
+) -> None:
+    """The rule at the current joint velocities qdot (nj,) [rad/s or m/s], into lower_out,
+    upper_out (nj,) [N m or N]. Chatters unless ``k_v dt <= m`` (module docstring)."""
     for j in range(qdot.shape[0]):
         lower_out[j], upper_out[j] = _rule(qdot[j], rule.effort[j], rule.velocity[j], rule.k_velocity[j])
 
@@ -319,7 +326,9 @@ def coupled_effort_limits_into(
     for iteration in range(1, _MAX_ITERATIONS + 1):
         converged = True
         for j in range(n):
-            piece, value = _piece(tau_cmd[j], qdot_end_out[j], rule.effort[j], rule.velocity[j], rule.k_velocity[j])
+            piece, value = _piece(
+                tau_cmd[j], qdot_end_out[j], rule.effort[j], rule.velocity[j], rule.k_velocity[j]
+            )
             work.piece[j] = piece
             work.constant[j] = value
             if converged and abs(value - tau_out[j]) > 1e-9 * (1.0 + abs(value)):
