@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from humanoid_sim.model import CollisionCoverageWarning, collision_coverage_warning, load_urdf
-from humanoid_sim.model.resource_paths import example_robot_data_share_dirs
 from humanoid_sim.model.urdf_builder import box_link_xml, chain_urdf
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -87,14 +86,6 @@ def test_lowest_point_of_each_primitive(geometry: str, xyz: str, rpy: str, lowes
         assert not sinks or "no collision geometry under links body" in message
 
 
-def robots_dir() -> Path:
-    for share in example_robot_data_share_dirs():
-        robots = share / "example-robot-data" / "robots"
-        if robots.is_dir():
-            return robots
-    pytest.skip("example-robot-data is not installed")
-
-
 @pytest.mark.parametrize(
     "relative",
     [
@@ -106,13 +97,13 @@ def robots_dir() -> Path:
     ],
     ids=lambda p: Path(p).stem,
 )
-def test_public_humanoids_stand_on_their_collision_geometry(relative: str) -> None:
-    assert coverage_warnings(robots_dir() / relative, mimic="independent", strict_inertia=False) == []
+def test_public_humanoids_stand_on_their_collision_geometry(relative: str, robots_dir: Path) -> None:
+    assert coverage_warnings(robots_dir / relative, mimic="independent", strict_inertia=False) == []
 
 
-def test_simple_humanoid_without_leg_collisions_names_its_legs() -> None:
+def test_simple_humanoid_without_leg_collisions_names_its_legs(robots_dir: Path) -> None:
     """example-robot-data's simple_humanoid has collision shapes on its base link only."""
-    path = robots_dir() / "simple_humanoid_description/urdf/simple_humanoid.urdf"
+    path = robots_dir / "simple_humanoid_description/urdf/simple_humanoid.urdf"
     (message,) = coverage_warnings(path)
     legs = "RLEG_LINK4, RLEG_LINK5, r_ankle, LLEG_LINK4, LLEG_LINK5, l_ankle"
     assert f"robot 'simple_humanoid': no collision geometry under links {legs} (" in message

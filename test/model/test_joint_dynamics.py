@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 from humanoid_sim.model import JointDynamics, JointLimits, UrdfError, load_urdf
-from humanoid_sim.model.resource_paths import example_robot_data_share_dirs
 from humanoid_sim.model.robot_model import VELOCITY_LIMIT_BAND, default_k_velocity
 from humanoid_sim.model.urdf_builder import box_link_xml, chain_urdf
 
@@ -178,14 +177,10 @@ PUBLIC = [
 
 
 @pytest.mark.parametrize("relative", PUBLIC, ids=[Path(p).stem for p in PUBLIC])
-def test_public_robots_keep_the_dynamics_their_urdf_writes(relative: str) -> None:
+def test_public_robots_keep_the_dynamics_their_urdf_writes(relative: str, robots_dir: Path) -> None:
     """Joint by joint, against the XML read independently (comments, e.g. talos's disabled
     safety controllers, are not elements)."""
-    candidates = [s / "example-robot-data" / "robots" for s in example_robot_data_share_dirs()]
-    robots = next((c for c in candidates if c.is_dir()), None)
-    if robots is None:
-        pytest.skip("example-robot-data is not installed")
-    path = robots / relative
+    path = robots_dir / relative
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = load_urdf(path, mimic="independent", strict_inertia=False)
