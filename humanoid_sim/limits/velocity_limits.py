@@ -22,7 +22,7 @@ Where the rule is evaluated decides whether it holds:
 - :func:`effort_bounds_into`, at the velocity at the start of the step, is an explicit
   feedback of gain ``k_v``: a joint of effective inertia ``m`` [kg m^2 or kg] stepped with
   ``dt`` chatters past its limit (by up to ``e dt / m``) unless ``k_v dt <= m``; the light
-  distal joints of the public humanoids gain 2--16 ``v_max`` in one 1 ms step at full effort.
+  distal joints of the public humanoids gain 3--16 ``v_max`` in one 1 ms step at full effort.
 - :func:`implicit_effort_bounds_into` evaluates it at the end of the step for each joint
   alone: ``qdot_end = qdot_free + dt * (M^-1)_jj * tau`` (``qdot_free``: the joint velocity at
   the end of the step without actuator effort), which amounts to the rule at ``qdot_free``
