@@ -20,19 +20,21 @@ through each other).
 Printed per robot (and in a summary table at the end):
 - failures: runs that raised (any exception, SimulationError included), with the message;
   non-finite: runs whose state (q, v) or energy became non-finite (the run stops there);
-- unvalidated: share of the steps whose StepResult.validated is False (a solve that failed its
-  validity checks and was integrated anyway);
+- unvalidated: share of the steps whose checked solve (seed 000) failed its validity checks or
+  met redundant rows (StepResult.validated False); bounded: share of the steps the bounded solve
+  replaced it (StepResult.solver "bounded"); a failed solve integrated as it was (validated False
+  and solver not "bounded") counts as a failed solve;
 - max penetration: largest StepResult.max_penetration of any step [m];
 - max contact force: largest |force| of one contact in any step (ContactReport.wrench_world,
   impulse / dt included) [N], beside the robot's weight m g;
-- energy excess: per step, ΔE - W with E = T + U (T = 1/2 v^T M v, U = -m g . c_com;
-  bench/mechanics.py) before and after the step and W = tau_applied . (v_j + v_j') / 2 * dt the
-  work of the applied joint torques over the step (trapezoidal joint velocity: start and end of
-  the step); the largest value [J] and the count of steps above 0.1 J;
+- energy excess: per step, ΔE - W with E = T + U (T = 1/2 v^T (M + diag(armature)) v,
+  U = -m g . c_com; bench/mechanics.py) before and after the step and W = tau_applied . Δq_j
+  the work of the applied joint torques, held over the step; the largest value [J] and the
+  count of steps above 0.1 J;
 - after the zero-torque collapse (its last second): max kinetic energy [J] and whether it is
   < 1e-3 J (at rest); max |Σ f_z / (m g) - 1| over the steps (Σ f_z: the world z force of every
   ground contact, ContactReport.wrench_world, impulses included; a step without a ground
-  contact counts as error 1); the count of steps with a failed solve (validated False);
+  contact counts as error 1); the count of steps that integrated a failed solve;
 - mean step cost [µs] (Simulator.step only; the energy bookkeeping is outside the timing),
   printed with the machine load.
 
@@ -164,6 +166,8 @@ class RunResult:
     cut: bool = False  # stopped by --max-wall
     steps: int = 0
     unvalidated: int = 0
+    bounded: int = 0
+    failed_steps: int = 0
     max_penetration: float = 0.0
     max_force: float = 0.0
     max_excess: float = -math.inf
@@ -195,9 +199,9 @@ def run_one(spec: RobotSpec, model, poses, mode: str, seed: int | None, args) ->
     res = RunResult(spec.name, mode, seed, args.duration)
     try:
         sim = make_simulator(spec, model, poses, args)
-        meter = MechanicsMeter(sim.model)
+        meter = MechanicsMeter(sim.model, sim.armature)
         mg = sim.model.total_mass * float(np.linalg.norm(sim.model.gravity))
-        nj, nv = model.nj, model.nv
+        nj, nq = model.nj, model.nq
         effort = np.asarray(model.limits.effort, dtype=float)
         rng = np.random.default_rng(seed) if seed is not None else None
         hold = max(1, int(round(RESAMPLE / args.dt)))
@@ -211,6 +215,7 @@ def run_one(spec: RobotSpec, model, poses, mode: str, seed: int | None, args) ->
         for i in range(steps):
             if rng is not None and i % hold == 0:
                 tau = rng.uniform(-effort, effort)
+            q_before = sim.q
             t0 = time.perf_counter()
             r = sim.step(tau)
             res.costs.append(time.perf_counter() - t0)
@@ -223,7 +228,8 @@ def run_one(spec: RobotSpec, model, poses, mode: str, seed: int | None, args) ->
             if not math.isfinite(ms.total):
                 res.nonfinite = True
                 break
-            work = float(r.tau_applied @ (0.5 * (v[nv - nj :] + r.v[nv - nj :]))) * args.dt
+            # the torque is held over the step: its work is tau . Δq of the joints, exactly
+            work = float(r.tau_applied @ (r.q[nq - nj :] - q_before[nq - nj :]))
             excess = ms.total - E0 - work
             res.max_excess = max(res.max_excess, excess)
             res.excess_steps += excess > ENERGY_TOLERANCE
@@ -232,11 +238,14 @@ def run_one(spec: RobotSpec, model, poses, mode: str, seed: int | None, args) ->
             for c in r.contacts:
                 res.max_force = max(res.max_force, float(np.linalg.norm(c.wrench_world[:3])))
             res.unvalidated += not r.validated
+            res.bounded += r.solver == "bounded"
+            failed = not r.validated and r.solver != "bounded"  # a failed solve integrated as it was
+            res.failed_steps += failed
             if i >= last_from:
                 ke_last.append(ms.kinetic)
                 fz = sum(c.wrench_world[2] for c in r.contacts if c.element == "ground")
                 fz_last.append(abs(fz / mg - 1.0))
-                res.last_failed += not r.validated
+                res.last_failed += failed
             if args.max_wall and time.perf_counter() - wall0 > args.max_wall:
                 res.cut = i + 1 < steps
                 break
@@ -272,7 +281,7 @@ def print_run(r: RunResult) -> None:
     if r.mode == "zero":
         extra = f", last 1 s: KE max {fmt(r.last_kinetic_max)} J, Σfz err {fmt(r.last_fz_error_max)}, failed {r.last_failed}"
     print(
-        f"  {r.label:<22} t {r.t_end:6.3f} s  unvalidated {r.unvalidated / max(1, r.steps):6.1%}  "
+        f"  {r.label:<22} t {r.t_end:6.3f} s  bounded {r.bounded / max(1, r.steps):6.1%}  failed {r.failed_steps}  "
         f"pen {fmt(r.max_penetration)} m  F max {fmt(r.max_force)} N  ΔE-W max {fmt(r.max_excess, '.3g')} J ({r.excess_steps} > 0.1 J)  "
         f"{cost:7.0f} µs/step{extra}  [{status}]",
         flush=True,
@@ -298,6 +307,8 @@ class Row:
             "nonfinite": sum(r.nonfinite for r in rs),
             "cut": sum(r.cut for r in rs),
             "unvalidated": sum(r.unvalidated for r in rs) / max(1, steps),
+            "bounded": sum(r.bounded for r in rs) / max(1, steps),
+            "failed_steps": sum(r.failed_steps for r in rs),
             "penetration": max((r.max_penetration for r in rs), default=math.nan),
             "force": max((r.max_force for r in rs), default=math.nan),
             "excess": max((r.max_excess for r in rs), default=math.nan),
@@ -319,6 +330,8 @@ class Row:
             out.append(f"{f['cut']} runs cut by --max-wall")
         if not f["penetration"] <= TARGETS["penetration"]:
             out.append(f"penetration {f['penetration']:.2e} m > 1 mm")
+        if f["failed_steps"]:
+            out.append(f"{f['failed_steps']} steps integrated a solve that failed its checks")
         if f["excess_steps"]:
             out.append(f"{f['excess_steps']} steps gain > 0.1 J beyond the torques' work")
         if self.mode == "zero":
@@ -333,7 +346,7 @@ class Row:
 
 def print_table(rows: list[Row]) -> None:
     head = (
-        f"{'robot':<9}{'mode':<8}{'runs':>5}{'fail':>5}{'nonfin':>7}{'unvalid':>8}{'pen [m]':>10}{'F max [N]':>10}"
+        f"{'robot':<9}{'mode':<8}{'runs':>5}{'fail':>5}{'nonfin':>7}{'bounded':>8}{'failed':>7}{'pen [m]':>10}{'F max [N]':>10}"
         f"{'ΔE-W max [J]':>13}{'>0.1J':>7}{'rest KE [J]':>12}{'rest':>5}{'Σfz err':>9}{'fail 1s':>8}{'µs/step':>9}"
     )
     print(head)
@@ -343,7 +356,7 @@ def print_table(rows: list[Row]) -> None:
         zero = row.mode == "zero"
         rest = ("yes" if f["rest_kinetic"] < TARGETS["rest_kinetic"] else "no") if zero else "-"
         print(
-            f"{row.robot:<9}{row.mode:<8}{f['runs']:>5}{f['failures']:>5}{f['nonfinite']:>7}{f['unvalidated']:>8.1%}"
+            f"{row.robot:<9}{row.mode:<8}{f['runs']:>5}{f['failures']:>5}{f['nonfinite']:>7}{f['bounded']:>8.1%}{f['failed_steps']:>7}"
             f"{fmt(f['penetration']):>10}{fmt(f['force']):>10}{fmt(f['excess'], '.3g'):>13}{f['excess_steps']:>7}"
             f"{fmt(f['rest_kinetic']) if zero else '-':>12}{rest:>5}{fmt(f['fz_error']) if zero else '-':>9}"
             f"{f['last_failed'] if zero else '-':>8}{f['cost']:>9.0f}"

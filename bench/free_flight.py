@@ -99,7 +99,7 @@ def fly(label: str, sim: Simulator, q0: np.ndarray, v0: np.ndarray, duration: fl
     t_end, e_max, e_fin, lin, ang, costs = 0.0, math.nan, math.nan, math.nan, math.nan, []
     failure = None
     try:
-        meter = MechanicsMeter(sim.model)
+        meter = MechanicsMeter(sim.model, sim.armature)
         sim.set_state(q0, v0)
         s0 = meter(q0, v0)
         T0, P0, L0 = s0.kinetic, s0.linear_momentum, s0.angular_momentum_com

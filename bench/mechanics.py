@@ -50,8 +50,10 @@ class MechanicalState(NamedTuple):
 class MechanicsMeter:
     """Energies and momenta of ``model`` (its gravity) at any (q, v); buffers allocated once."""
 
-    def __init__(self, model: RobotModel) -> None:
+    def __init__(self, model: RobotModel, armature: np.ndarray | None = None) -> None:
         self.ws = DynamicsWorkspace(model)
+        # rotor inertia on the diagonal of M (Simulator.armature), part of the kinetic energy
+        self.armature = np.zeros(model.nv) if armature is None else np.asarray(armature, dtype=float)
         self.mass = np.ascontiguousarray(model.mass, dtype=float)
         self.com_local = np.ascontiguousarray(model.com, dtype=float)
         self.gravity = np.asarray(model.gravity, dtype=float).copy()
@@ -59,15 +61,15 @@ class MechanicsMeter:
         self._h = np.zeros(6)
 
     def kinetic(self, q: np.ndarray, v: np.ndarray) -> float:
-        """T = 1/2 v^T M(q) v [J]."""
+        """T = 1/2 v^T (M(q) + diag(armature)) v [J]."""
         ws = self.ws
         ws.update(q, v)
-        return 0.5 * float(v @ ws.M @ v)
+        return 0.5 * float(v @ ws.M @ v + self.armature @ (v * v))
 
     def __call__(self, q: np.ndarray, v: np.ndarray) -> MechanicalState:
         ws = self.ws
         ws.update(q, v)
-        T = 0.5 * float(v @ ws.M @ v)
+        T = 0.5 * float(v @ ws.M @ v + self.armature @ (v * v))
         m = center_of_mass_nb(self.mass, self.com_local, ws.R, ws.p, self._com)
         c = self._com.copy()
         U = -m * float(self.gravity @ c)

@@ -107,9 +107,6 @@ def float_scratch_size(nv: int, hit: int, C: int) -> int:
     return 10 * hit + nv * nv + 6 * C * nv + 6 * nv + 6 * C * nv + 12 * C + 3 * nv + 18 * C + 3 * hit + nv + 6 * C
 
 
-# a released contact may approach this much (relative) faster than its row asks, for rounding
-RELEASE_TOLERANCE = 1e-6
-
 # verdicts of _check_nb
 _VALID, _RELEASES, _CHANGES = 0, 1, 2
 
@@ -325,10 +322,11 @@ def _check_nb(c_int, c_float, nc, released, lam, p_xy, p_hull, mu_s) -> int:
 
 
 @njit(cache=True)
-def _released_separate_nb(nc, released, G, target, x) -> bool:
+def _released_separate_nb(nc, released, G, target, x, tolerance) -> bool:
     """The other half of check (1): a released contact must not approach faster than its
-    row asks (G_z x >= target_z): when it would, releasing it was wrong and the checked
-    solve has failed (the bounded solve, with f_z >= 0 and the row together, decides)."""
+    row asks (G_z x >= target_z - tolerance, in the row's unit): when it would, releasing it
+    was wrong and the checked solve has failed (the bounded solve, with f_z >= 0 and the
+    row together, decides)."""
     nv = x.shape[0]
     for ci_ in range(nc):
         if not released[ci_]:
@@ -336,14 +334,14 @@ def _released_separate_nb(nc, released, G, target, x) -> bool:
         s = 0.0
         for col in range(nv):
             s += G[ci_, 2, col] * x[col]
-        if s < target[ci_, 2] - RELEASE_TOLERANCE * (1.0 + abs(target[ci_, 2])):
+        if s < target[ci_, 2] - tolerance:
             return False
     return True
 
 
 @njit(cache=True)
 def _solve_with_releases_nb(c_int, c_float, nc, released, G, target, L, base, H, rhs, lam, x, p_xy, p_hull,
-                            mu_s, max_rounds) -> int:  # fmt: skip
+                            mu_s, max_rounds, release_tolerance) -> int:  # fmt: skip
     """solve_with_checks of the general path for the case the fast path covers: a round
     whose only failures are contacts to release (f_z <= 0: a foot unloading before it lifts
     off, or touching down unloaded) is solved again without them. Returns the rounds done
@@ -356,7 +354,7 @@ def _solve_with_releases_nb(c_int, c_float, nc, released, G, target, L, base, H,
             return 0
         verdict = _check_nb(c_int, c_float, nc, released, lam, p_xy, p_hull, mu_s)
         if verdict == _VALID:
-            if not _released_separate_nb(nc, released, G, target, x):
+            if not _released_separate_nb(nc, released, G, target, x, release_tolerance):
                 return 0
             return rounds
         if verdict != _RELEASES or rounds >= max_rounds:
@@ -497,7 +495,7 @@ def fast_step_nb(
                 # speculative and not bouncing: it arrives at the surface at the step's end
                 c_desired[ci_, 2] = -c_float[ci_, CF_MIN_GAP] / dt
         if _solve_with_releases_nb(c_int, c_float, nc, released, G, c_desired, L, v, H, rhs, lam, v_plus, p_xy,
-                                   p_hull, mu_s, max_rounds) == 0:  # fmt: skip
+                                   p_hull, mu_s, max_rounds, impact) == 0:  # fmt: skip
             return FAST_FALLBACK
         n_impulses = 0
         for ci_ in range(nc):
@@ -569,7 +567,7 @@ def fast_step_nb(
         for c in range(6):
             c_desired[ci_, c] = c_desired[ci_, c] - c_drift[ci_, c]
     rounds = _solve_with_releases_nb(c_int, c_float, nc, released, G, c_desired, L, a0, H, rhs, lam, a, p_xy, p_hull,
-                                     mu_s, max_rounds)  # fmt: skip
+                                     mu_s, max_rounds, np.inf)  # fmt: skip
     if rounds == 0:
         return FAST_FALLBACK
     # released contacts are reported only with the impulse they took (wrench F/dt)

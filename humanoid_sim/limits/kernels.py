@@ -392,10 +392,13 @@ def rows_screen_nb(
     """True when provably no limit row is active at (q, v) (the cheap path of
     RangeOfMotionProvider.rows); False when some row may be active (then the exact rows).
 
-    Stops: the exact test of ``evaluate``. Ball-joint groups (only with lookahead 0): the swing
+    Stops: the exact test of ``evaluate``. Ball-joint groups: the swing
     gap is at least (distance to the nearest dense sample) - g_reach (bound on half the longest
     arc between neighbouring samples), and the twist range at any swing point contains
     [g_lo_max, g_hi_min] (Eq. 3.16-3.17 blend limits of the control points and the centre).
+    With a look-ahead the band widens by what the rows' rates can close in that time, bounded
+    as group_rows_nb bounds them: the swing row's rate by |ṡ|, the twist rows' by
+    |ψ̇| + TWIST_LIMIT_SLOPE_CAP |ṡ|. (A joint's v index is its q index less nq - nv.)
     Groups are padded to the largest control-point count; g_n holds each group's count.
     """
     for i in range(stop_q.shape[0]):
@@ -406,15 +409,27 @@ def rows_screen_nb(
     ng = g_q.shape[0]
     if ng == 0:
         return True
-    if lookahead != 0.0:
-        return False
     qg = np.empty(3)
+    qdg = np.empty(3)
+    v_offset = q.shape[0] - v.shape[0]
     for g in range(ng):
         for k in range(3):
             qg[k] = q[g_q[g, k]]
-        R_rel, _ = group_rotation_nb(g_R_zero[g], g_axes[g], g_R_reference[g], qg)
+            qdg[k] = v[g_q[g, k] - v_offset]
+        R_rel, J = group_rotation_nb(g_R_zero[g], g_axes[g], g_R_reference[g], qg)
         _, _, psi, sx, sy = swing_twist_angles_nb(R_rel, g_a[g], g_e1[g], g_e2[g])
-        if g_hi_min[g] - psi < band or psi - g_lo_max[g] < band:
+        swing_band = band
+        twist_band = band
+        if lookahead != 0.0:
+            G_swing, g_twist = swing_twist_rates_nb(R_rel, g_a[g], g_e1[g], g_e2[g])
+            w_rel = matvec3_nb(J, qdg)
+            psi_rate = abs(g_twist[0] * w_rel[0] + g_twist[1] * w_rel[1] + g_twist[2] * w_rel[2])
+            sdx = G_swing[0, 0] * w_rel[0] + G_swing[0, 1] * w_rel[1] + G_swing[0, 2] * w_rel[2]
+            sdy = G_swing[1, 0] * w_rel[0] + G_swing[1, 1] * w_rel[1] + G_swing[1, 2] * w_rel[2]
+            s_rate = np.sqrt(sdx * sdx + sdy * sdy)
+            swing_band = band + lookahead * s_rate
+            twist_band = band + lookahead * (psi_rate + TWIST_LIMIT_SLOPE_CAP * s_rate)
+        if g_hi_min[g] - psi < twist_band or psi - g_lo_max[g] < twist_band:
             return False
         n = g_n[g]
         samples = g_samples[g, :n]
@@ -426,7 +441,7 @@ def rows_screen_nb(
                 if d2 < best:
                     best = d2
         dmin = np.sqrt(best)
-        if dmin - g_reach[g] < band or not dmin > 2.0 * g_reach[g]:
+        if dmin - g_reach[g] < swing_band or not dmin > 2.0 * g_reach[g]:
             return False
         # inside (contains_nb) by the crossing parity of the sample polygon: the straight
         # homotopy between curve and polygon stays within 2 g_reach of the samples, so a

@@ -48,16 +48,17 @@ class RangeOfMotionProvider:
         without a penetrate-then-impact cycle.
     lookahead: [s] also return a row when, at its current rate, the gap would
         fall below the band within this time (gap + lookahead * min(0, ġ) <
-        band); set it to the step dt for a solver that treats rows ahead of
-        contact speculatively (next gap >= 0), 0 for one that only handles
-        touching or violated rows.
+        band). The simulator treats such rows speculatively (an impulse lets the
+        joint arrive at its limit at the end of the step, not beyond it), so the
+        lookahead must cover a step: the default, 2 ms, covers twice the default
+        1 ms step; 0 returns only touching or violated rows.
     Raises ValueError (from ``config.check_model``) naming a bad group.
     """
 
     name = "range_of_motion"
 
     def __init__(
-        self, model: RobotModel, config: RangeOfMotionConfig, activation_band: float = 1e-4, lookahead: float = 0.0
+        self, model: RobotModel, config: RangeOfMotionConfig, activation_band: float = 1e-4, lookahead: float = 2e-3
     ) -> None:
         config.check_model(model)
         self.model = model

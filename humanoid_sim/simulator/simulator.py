@@ -279,6 +279,12 @@ class Simulator:
     def t(self) -> float:
         return self._t
 
+    @property
+    def armature(self) -> np.ndarray:
+        """Rotor inertia on the diagonal of M (nv,) [kg m^2 or kg] (see SimulatorConfig):
+        the kinetic energy of the simulated system is 1/2 v^T (M + diag(armature)) v."""
+        return self._armature.copy()
+
     def set_state(self, q: np.ndarray, v: np.ndarray, t: float = 0.0) -> None:
         """Set q (nq,), v (nv,) and time [s]; forgets contact memory."""
         q = np.asarray(q, dtype=float)
@@ -516,8 +522,10 @@ class Simulator:
             impulse_ran = True
 
             def rhs_impulse(c, comps):
-                if c is None:
-                    return np.where(hv[comps] < -thr.bounce, -hard.restitution[comps] * hv[comps], 0.0)
+                if c is None:  # rows as contacts: bounce, stop, or arrive at the limit (speculative)
+                    out = np.where(hv[comps] < -thr.bounce, -hard.restitution[comps] * hv[comps], 0.0)
+                    ahead = (hard.violation[comps] < -tol) & (out <= 0.0)
+                    return np.where(ahead, hard.violation[comps] / dt, out)
                 out = np.zeros(len(comps))
                 vz = c.vel[2]
                 gap = float(c.area.gap.min())
@@ -529,7 +537,7 @@ class Simulator:
 
             rep = solve_with_checks(
                 contacts, hard, self._hard_active(hard, hv), M_factor, v, rhs_impulse,
-                lambda c, x: c.G[:2] @ x, ws, self.gains, cfg.max_rounds,
+                lambda c, x: c.G[:2] @ x, ws, self.gains, cfg.max_rounds, thr.impact,
             )  # fmt: skip
             v_plus = rep.x
             hard_impulse = rep.hard_lambda
@@ -557,7 +565,8 @@ class Simulator:
         if ext is not None:
             tau_full += ext
         a0 = mass_solve(M_factor, tau_full - self._damping * v_plus - ws.b)
-        for c in contacts:
+        solving = [c for c in contacts if not c.released]  # not those that bounced off in the impulse
+        for c in solving:
             c.set_desired(self.gains)
         kp, kd = self.gains
         hard_rhs = hard.desired_acceleration + kp * hard.violation - kd * hv - hard.drift if len(hv) else hv
@@ -571,8 +580,10 @@ class Simulator:
         def next_vt(c, a):
             return c.vel[:2] + dt * (c.G[:2] @ a + c.drift[:2])
 
+        # rows still short of their limit (speculative) take part in impulses only
+        active = self._hard_active(hard, hv) & (hard.violation >= -tol) if len(hv) else self._hard_active(hard, hv)
         rep = solve_with_checks(
-            contacts, hard, self._hard_active(hard, hv), M_factor, a0, rhs_accel, next_vt, ws, self.gains, cfg.max_rounds
+            solving, hard, active, M_factor, a0, rhs_accel, next_vt, ws, self.gains, cfg.max_rounds, np.inf
         )
         a = rep.x
         # 5. integration (dynamics/integrator.py) with the constraint force Hᵀλ = M (a - a0)
