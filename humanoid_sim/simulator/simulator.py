@@ -194,8 +194,7 @@ class Simulator:
         self.poses = dict(poses)
         # contact memory: a dict (general path) or, when None, the fast path's table
         self._memory: dict[tuple[int, int, int], ContactMemory] | None = {}
-        nhit = len(self.detector.geometry.body) * (int(env.ground is not None) + len(env.boxes)) + 1
-        self._fast = FastBuffers(model.nv, model.nq, max(64, nhit))
+        self._fast = FastBuffers(model.nv, model.nq, self.detector.hit_capacity)
         self._mem_cur = 0
         self._mu_s = np.array([m.mu_s for m in self._materials], dtype=float).reshape(-1)
         self._restitution = np.array([m.restitution for m in self._materials], dtype=float).reshape(-1)
@@ -301,7 +300,7 @@ class Simulator:
             ws._f, ws.zero_nv, t.joint_type, t.q_index,
         )  # fmt: skip
         self._fast_detect = (
-            self._tau_full, geo.body, geo.local, geo.radius, g._box_R, g._box_p, g._box_half, self._mu_s,
+            self._tau_full, geo.body, geo.kind, geo.local, geo.axis, geo.radius, g._box_R, g._box_p, g._box_half, self._mu_s,
             self._restitution, params,
         )  # fmt: skip
         self._fast_out = (
@@ -518,7 +517,7 @@ class Simulator:
             if nkeep == 0:
                 continue
             if nkeep < len(keep):
-                patch = patch._replace(points=patch.points[keep], local=patch.local[keep], gap=patch.gap[keep])
+                patch = patch._replace(points=patch.points[keep], local=patch.local[keep], gap=patch.gap[keep], roll=patch.roll[keep])
             area = classify_patch(patch)
             out.append(ActiveContact(area, self._materials[patch.element], ws, self._memory.get(patch.key)))
         return out
@@ -595,7 +594,7 @@ class Simulator:
             if c.released:
                 continue
             if c.sticking:
-                keep = c.memory is not None and c.memory.sticking and c.spin == 0.0
+                keep = c.memory is not None and c.memory.sticking and c.spin == 0.0 and not c.rolling
                 if keep:
                     memory[key] = c.memory
                 else:
