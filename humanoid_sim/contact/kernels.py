@@ -478,16 +478,6 @@ def detect_points_nb(body, kind, local, axis, radius, R, p, has_ground, ground_h
     return k
 
 
-# The share of omega x delta (rolling_drift_nb) that the step's integration realises. The
-# rate of a rolling contact's row is the material point's J̇v plus omega x delta; semi-implicit
-# Euler with the SE(3) exponential (dynamics.kernels.integrate_nb) moves the contact point by
-# dt v' + 1/2 dt^2 omega x v' (v' its velocity after the step, the second term the screw's
-# curvature), which realises the other half: over a step the gap of a rolling sphere then
-# stays put (with the whole term it rises by r omega^2 dt^2 / 2 per step, without it sinks
-# as much). An integrator that follows the continuous dynamics within the step takes 1.
-ROLLING_DRIFT_SHARE = 0.5
-
-
 @njit(cache=True)
 def rolling_drift_nb(V, body, R, roll, sel, m, drift) -> bool:
     """Correct the drift (6,) of a contact whose points move over the body's surface.
@@ -496,11 +486,15 @@ def rolling_drift_nb(V, body, R, roll, sel, m, drift) -> bool:
     virtual-link origin; a contact point that moves over the surface as the body turns (a
     rolling sphere, cylinder or capsule) has the acceleration of that rate plus
     omega x delta, delta = the contact point's velocity less the material point's
-    (detect_points_nb's out_roll, the mean over the contact's points roll[sel[:m]]);
-    ROLLING_DRIFT_SHARE of it is added (see there). Without it a rolling body's normal
-    row is off by its centripetal acceleration omega^2 r (the body sinks or lifts off).
-    R: the virtual-link axes (3, 3), z = normal. Returns True when the contact has such a
-    point (it then keeps no fixed anchor)."""
+    (detect_points_nb's out_roll, the mean over the contact's points roll[sel[:m]]).
+    Without it a rolling body's normal row is off by its centripetal acceleration
+    omega^2 r: the solve asks for a normal force m omega^2 r too large, the body sinks, and
+    a fast one is thrown off (the old "sphere rolls 20 % too fast"). With it the force is
+    the continuous one (m g cos(alpha) on a slope); a first-order step with the SE(3)
+    exponential (dynamics.kernels.integrate_nb) still moves the centre of a body rolling at
+    omega by r omega^2 dt^2 / 2 off the surface per step, which the gap correction of
+    Eq. 20b holds at about r omega^2 / (2 kp). R: the virtual-link axes (3, 3), z = normal.
+    Returns True when the contact has such a point (it then keeps no fixed anchor)."""
     wx, wy, wz = V[body, 3], V[body, 4], V[body, 5]
     nx, ny, nz = R[0, 2], R[1, 2], R[2, 2]
     vx, vy, vz = ny * wz - nz * wy, nz * wx - nx * wz, nx * wy - ny * wx  # n x omega
@@ -524,7 +518,7 @@ def rolling_drift_nb(V, body, R, roll, sel, m, drift) -> bool:
             dz -= f * pz
     if not rolling:
         return False
-    dx, dy, dz = ROLLING_DRIFT_SHARE * dx / m, ROLLING_DRIFT_SHARE * dy / m, ROLLING_DRIFT_SHARE * dz / m
+    dx, dy, dz = dx / m, dy / m, dz / m
     ox, oy, oz = wy * dz - wz * dy, wz * dx - wx * dz, wx * dy - wy * dx  # omega x delta
     for r in range(3):
         drift[r] += R[0, r] * ox + R[1, r] * oy + R[2, r] * oz
