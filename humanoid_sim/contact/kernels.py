@@ -414,13 +414,8 @@ def detect_points_nb(body, kind, local, axis, radius, R, p, has_ground, ground_h
     off = 1 if has_ground else 0
     k = 0
     cap = out_idx.shape[0]
-    w = np.empty(3)
-    aw = np.empty(3)
-    e1 = np.empty(3)
-    e2 = np.empty(3)
-    nrm = np.empty(3)
-    tng = np.empty(3)
-    zero = np.zeros(3)
+    scratch = np.empty((6, 3))  # one allocation per call: point, disc axis, rim basis, normal, tangent
+    w, aw, e1, e2, nrm, tng = scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], scratch[5]
     for i in range(n):
         b = body[i]
         for a in range(3):
