@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from contact_scenes import G
 
+from humanoid_sim.contact.contact_solver import ActiveContact
 from humanoid_sim.contact.detection import ContactDetector
 from humanoid_sim.contact.environment import Environment, GroundPlane, Material, StaticBox, rpy_to_rotation
 from humanoid_sim.contact.virtual_link import ContactKind, classify_patch
@@ -158,7 +159,8 @@ def test_rolling_contact_row_has_the_contact_points_rate_not_the_material_points
     )
     sim.set_state(np.array([0.0, 0.0, r, 0.0, 0.0, 0.0, 1.0]), np.array([r * w, 0.0, 0.0, 0.0, w, 0.0]))
     sim.ws.update(sim.q, sim.v)
-    (contact,) = sim._contacts(sim.detector.detect(sim.ws.R, sim.ws.p))
+    (patch,) = sim.detector.detect(sim.ws.R, sim.ws.p)
+    contact = ActiveContact(classify_patch(patch), Material(), sim.ws, None)
     assert contact.rolling
     assert np.allclose(contact.vel, [0, 0, 0, 0, w, 0], atol=1e-15)
     # J̇v of the material point (0 for a body-frame base velocity held constant) plus ω x δ
