@@ -622,8 +622,9 @@ class Simulator:
             max_pen = max(max_pen, -float(c.area.gap.min()))
             R = c.area.R_world_vl
             ww = np.empty(6)
-            ww[:3] = R @ w[:3]
-            ww[3:] = R @ w[3:]
+            # summed in the compiled step's order (bit-identical reports on both paths)
+            ww[:3] = R[:, 0] * w[0] + R[:, 1] * w[1] + R[:, 2] * w[2]
+            ww[3:] = R[:, 0] * w[3] + R[:, 1] * w[4] + R[:, 2] * w[5]
             if w[2] > 0:
                 pv = c.area.origin + R[:, 0] * (-w[4] / w[2]) + R[:, 1] * (w[3] / w[2])
             else:
