@@ -485,10 +485,9 @@ def rolling_drift_nb(V, body, R, roll, sel, m, drift) -> bool:
     Without it a rolling body's normal row is off by its centripetal acceleration
     omega^2 r: the solve asks for a normal force m omega^2 r too large, the body sinks, and
     a fast one is thrown off (the old "sphere rolls 20 % too fast"). With it the force is
-    the continuous one (m g cos(alpha) on a slope); a first-order step with the SE(3)
-    exponential (dynamics.kernels.integrate_nb) still moves the centre of a body rolling at
-    omega by r omega^2 dt^2 / 2 off the surface per step, which the gap correction of
-    Eq. 20b holds at about r omega^2 / (2 kp). R: the virtual-link axes (3, 3), z = normal.
+    the continuous one (m g cos(alpha) on a slope), which the step's fourth-order
+    integration (dynamics/integrator.py) follows with the contact point staying on the
+    surface. R: the virtual-link axes (3, 3), z = normal.
     Returns True when the contact has such a point (it then keeps no fixed anchor)."""
     wx, wy, wz = V[body, 3], V[body, 4], V[body, 5]
     nx, ny, nz = R[0, 2], R[1, 2], R[2, 2]

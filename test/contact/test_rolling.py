@@ -58,19 +58,18 @@ def _roll(sim: Simulator, p0: np.ndarray, Rs: np.ndarray, radius: float, seconds
     [("sphere", 0.0, np.eye(3), 5.0 / 7.0), ("cylinder", 0.3, R_ACROSS, 2.0 / 3.0), ("capsule", 0.3, R_ACROSS, None)],
 )
 def test_round_body_rolls_down_a_slope_at_the_closed_form_rate(kind, length, R_body, ratio):
-    radius = 0.3
+    radius = 0.05
     sim, model, p0, Rs = _slope_sim(round_body_urdf(kind, MASS, radius, length), radius, R_body)
     axial = model.inertia_com[0][2, 2] if kind != "sphere" else model.inertia_com[0][1, 1]
     expected = 1.0 / (1.0 + axial / (MASS * radius**2))
     if ratio is not None:
         assert expected == pytest.approx(ratio, rel=1e-12)
     v, height, slip, lost = _roll(sim, p0, Rs, radius, 1.0)
-    rate = v / 1.0  # constant acceleration: v(t) = a t exactly under the step's Euler update
+    rate = v / 1.0  # constant acceleration from rest: v(1 s) / 1 s
     print(f"{kind}: {rate / (G * np.sin(ALPHA)):.5f} g sin(alpha), closed form {expected:.5f}")
     assert rate == pytest.approx(expected * G * np.sin(ALPHA), rel=5e-3)
-    # in contact on every step, at its resting height within the detection band, and no slip
-    # beyond the rate's tolerance
-    assert lost == 0 and height < sim.config.contact_tolerance and slip < 5e-3 * v
+    # in contact on every step, at its resting height, without slip
+    assert lost == 0 and height < 1e-6 and slip < 1e-6
 
 
 def test_cylinder_on_its_side_rests_at_its_radius_on_a_line_contact():
