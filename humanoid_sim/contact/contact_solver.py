@@ -44,6 +44,7 @@ from humanoid_sim.contact.bounded_solve import (
 )
 from humanoid_sim.contact.constrained_solve import solve_constrained
 from humanoid_sim.contact.environment import Material
+from humanoid_sim.contact.fast_step import RELEASE_TOLERANCE
 from humanoid_sim.contact.virtual_link import ContactArea, ContactKind, nearest_on_hull, reduce_area
 
 VX, VY, VZ, WX, WY, WZ = range(6)
@@ -313,6 +314,13 @@ def solve_with_checks(
         if not changed:
             validated = True
             break
+    if validated:  # the other half of check (1): a released contact must not go on approaching
+        for c in contacts:
+            if c.released:
+                target = rhs_of(c, (VZ,))[0]
+                if c.G[VZ] @ x < target - RELEASE_TOLERANCE * (1.0 + abs(target)):
+                    validated = False
+                    break
     if not validated:  # never integrate a solve that failed its checks
         x, hard_lam = _bounded(contacts, hard, M_factor, base, rhs_of)
         return SolveReport(x, hard_lam, rounds, False, rank_def, True)

@@ -136,12 +136,19 @@ class _BoxFrame(NamedTuple):
 class ContactDetector:
     """Detects ``ContactPatch`` es of one model in one environment (allocates its tables once)."""
 
-    def __init__(self, model: RobotModel, environment: Environment, tolerance: float = 2e-4) -> None:
-        if not (tolerance >= 0 and np.isfinite(tolerance)):
-            raise ValueError(f"tolerance = {tolerance!r}: must be finite and >= 0 [m]")
+    def __init__(
+        self, model: RobotModel, environment: Environment, tolerance: float = 2e-4, flat_tolerance: float | None = None
+    ) -> None:
+        """tolerance: detection band [m]; flat_tolerance: an end disc whose rim spans at most
+        this along a surface's normal lies flat on it (its rim touches) [m], None = tolerance."""
+        flat_tolerance = tolerance if flat_tolerance is None else flat_tolerance
+        for name, value in (("tolerance", tolerance), ("flat_tolerance", flat_tolerance)):
+            if not (value >= 0 and np.isfinite(value)):
+                raise ValueError(f"{name} = {value!r}: must be finite and >= 0 [m]")
         self.model = model
         self.environment = environment
         self.tolerance = float(tolerance)
+        self.flat_tolerance = float(flat_tolerance)
         self.geometry = contact_geometry(model)
         self._boxes = [_BoxFrame(b.rotation, np.asarray(b.position, float), 0.5 * np.asarray(b.size, float)) for b in environment.boxes]
         self._ground_offset = 1 if environment.ground is not None else 0
@@ -177,7 +184,7 @@ class ContactDetector:
             return []
         k = kernels.detect_points_nb(
             g.body, g.kind, g.local, g.axis, g.radius, R_world_body, p_world_body, self._has_ground, self._ground_h,
-            self._box_R, self._box_p, self._box_half, self.tolerance,
+            self._box_R, self._box_p, self._box_half, self.tolerance, self.flat_tolerance,
             self._idx, self._elem, self._face, self._gap, self._point, self._normal, self._tangent, self._roll,
         )  # fmt: skip
         if k == len(self._idx):  # the hit buffers are full: grow them and detect again

@@ -108,8 +108,31 @@ def float_scratch_size(nv: int, hit: int, C: int) -> int:
     return 14 * hit + nv * nv + 6 * C * nv + 6 * nv + 6 * C * nv + 12 * C + 3 * nv + 18 * C + 3 * hit + nv + 6 * C
 
 
+# a released contact may approach this much (relative) faster than its row asks, for rounding
+RELEASE_TOLERANCE = 1e-6
+
 # verdicts of _check_nb
 _VALID, _RELEASES, _CHANGES = 0, 1, 2
+
+
+@njit(cache=True)
+def speculative_band_nb(V, p, reach, dt) -> float:
+    """The farthest any collision point can move in dt at the bodies' velocities, twice over
+    (so that what the step's accelerations add is covered): 2 dt max_b (|v_b| + |ω_b| reach_b)
+    [m], with v_b the velocity of the body origin and reach_b (nb,) the farthest extent of
+    the body's collision geometry from its origin [m] (0 without geometry).
+    V (nb, 6): spatial velocities (world, about the world origin); p (nb, 3): body origins."""
+    best = 0.0
+    for b in range(V.shape[0]):
+        if reach[b] <= 0.0:
+            continue
+        wx, wy, wz = V[b, 3], V[b, 4], V[b, 5]
+        vx = V[b, 0] + wy * p[b, 2] - wz * p[b, 1]
+        vy = V[b, 1] + wz * p[b, 0] - wx * p[b, 2]
+        vz = V[b, 2] + wx * p[b, 1] - wy * p[b, 0]
+        speed = math.sqrt(vx * vx + vy * vy + vz * vz) + math.sqrt(wx * wx + wy * wy + wz * wz) * reach[b]
+        best = max(best, speed)
+    return 2.0 * dt * best
 
 
 @njit(cache=True)
@@ -308,6 +331,23 @@ def _check_nb(c_int, c_float, nc, released, lam, p_xy, p_hull, mu_s) -> int:
 
 
 @njit(cache=True)
+def _released_separate_nb(nc, released, G, target, x) -> bool:
+    """The other half of check (1): a released contact must not approach faster than its
+    row asks (G_z x >= target_z): when it would, releasing it was wrong and the checked
+    solve has failed (the bounded solve, with f_z >= 0 and the row together, decides)."""
+    nv = x.shape[0]
+    for ci_ in range(nc):
+        if not released[ci_]:
+            continue
+        s = 0.0
+        for col in range(nv):
+            s += G[ci_, 2, col] * x[col]
+        if s < target[ci_, 2] - RELEASE_TOLERANCE * (1.0 + abs(target[ci_, 2])):
+            return False
+    return True
+
+
+@njit(cache=True)
 def _solve_with_releases_nb(c_int, c_float, nc, released, G, target, L, base, H, rhs, lam, x, p_xy, p_hull,
                             mu_s, max_rounds) -> int:  # fmt: skip
     """solve_with_checks of the general path for the case the fast path covers: a round
@@ -322,6 +362,8 @@ def _solve_with_releases_nb(c_int, c_float, nc, released, G, target, L, base, H,
             return 0
         verdict = _check_nb(c_int, c_float, nc, released, lam, p_xy, p_hull, mu_s)
         if verdict == _VALID:
+            if not _released_separate_nb(nc, released, G, target, x):
+                return 0
             return rounds
         if verdict != _RELEASES or rounds >= max_rounds:
             return 0
@@ -334,8 +376,8 @@ def fast_step_nb(
     parent, ndof, v_index, S, V, A, R, p, M, b, Iw, a_gravity, acc, f_work, zero_nv,
     # integration: the tree and stage buffers of dynamics/integrator.py, joint damping (nv,)
     joint_type, q_index, q, v, tau_full, tree, stage, damping,
-    # detection: candidates (ContactGeometry) and static boxes
-    g_body, g_kind, g_local, g_axis, g_radius, box_R, box_p, box_half,
+    # detection: candidates (ContactGeometry), their bodies' reach, static boxes
+    g_body, g_kind, g_local, g_axis, g_radius, g_reach, box_R, box_p, box_half,
     # static friction and restitution per element; params: dt, ground height, tolerance,
     # separating, impact, correction rate, kp, kd, has ground (0/1), max rounds, bounce
     mu_s, restitution, params,
@@ -424,8 +466,9 @@ def fast_step_nb(
         return FAST_FALLBACK
     nbox = box_p.shape[0]
     # 2. detection (seed 000 4.9 (1))
+    band = max(band, speculative_band_nb(V, p, g_reach, dt))
     k = detect_points_nb(g_body, g_kind, g_local, g_axis, g_radius, R, p, has_ground, ground_h, box_R, box_p,
-                         box_half, tol + band, idx, elem, face, gap, point, normal, tangent, roll)  # fmt: skip
+                         box_half, tol + band, tol, idx, elem, face, gap, point, normal, tangent, roll)  # fmt: skip
     counts[N_HITS] = k
     if k >= cap:
         return FAST_FALLBACK

@@ -351,18 +351,18 @@ def _put_hit(k, i, elem, face, gap, qx, qy, qz, n, t, roll_c, wx, wy, wz,
 
 
 @njit(cache=True)
-def _disc_hits(k, i, c, a, e1, e2, r, n, t, elem, face, e, ground_h, box_R, box_p, box_half, tol,
+def _disc_hits(k, i, c, a, e1, e2, r, n, t, elem, face, e, ground_h, box_R, box_p, box_half, tol, flat_tol,
                out_idx, out_elem, out_face, out_gap, out_point, out_normal, out_tangent, out_roll) -> int:  # fmt: skip
     """Support of the disc (centre c, unit axis a, rim basis e1, e2, radius r; world) in the
     direction -n against surface ``face`` of element e (-1: the ground plane z = ground_h):
     the lowest rim point, or RIM_POINTS body-fixed rim points when the disc lies flat
-    (its rim spans less than tol along n). Hits within tol are written from k on; returns
+    (its rim spans at most flat_tol along n). Hits within tol are written from k on; returns
     the new count."""
     cap = out_idx.shape[0]
     na = n[0] * a[0] + n[1] * a[1] + n[2] * a[2]
     sx, sy, sz = n[0] - na * a[0], n[1] - na * a[1], n[2] - na * a[2]
     sl = math.sqrt(sx * sx + sy * sy + sz * sz)
-    flat = 2.0 * r * sl <= tol
+    flat = 2.0 * r * sl <= flat_tol
     m = RIM_POINTS if flat else 1
     for j in range(m):
         if flat:
@@ -394,13 +394,14 @@ def _disc_hits(k, i, c, a, e1, e2, r, n, t, elem, face, e, ground_h, box_R, box_
 
 @njit(cache=True)
 def detect_points_nb(body, kind, local, axis, radius, R, p, has_ground, ground_h, box_R, box_p, box_half, tol,
-                     out_idx, out_elem, out_face, out_gap, out_point, out_normal, out_tangent, out_roll) -> int:  # fmt: skip
+                     flat_tol, out_idx, out_elem, out_face, out_gap, out_point, out_normal, out_tangent, out_roll) -> int:  # fmt: skip
     """Candidates (body, kind, local, axis, radius; ContactGeometry) against the ground plane
     z = ground_h and static boxes; fills the hit arrays and returns the number of hits.
 
     A vertex is tested as it is, a sphere by its point nearest the surface; an end disc of
     a cylinder by its support in the direction of the surface (the lowest rim point, or
-    RIM_POINTS rim points when it lies flat): a cylinder on its side touches along its
+    RIM_POINTS rim points when it lies flat, its rim spanning at most flat_tol [m] along
+    the normal): a cylinder on its side touches along its
     lowest line, standing on an end with its disc. Per hit: candidate index, element (0 =
     ground when has_ground, then boxes), surface (ground 0; box face 0..5 = +x, -x, +y, -y,
     +z, -z), gap [m] (negative = penetration), the contact point in the world, the surface
@@ -442,7 +443,7 @@ def detect_points_nb(body, kind, local, axis, radius, R, p, has_ground, ground_h
             tng[0], tng[1], tng[2] = 1.0, 0.0, 0.0
             if disc:
                 k = _disc_hits(k, i, w, aw, e1, e2, r, nrm, tng, 0, 0, -1, ground_h, box_R, box_p, box_half, tol,
-                               out_idx, out_elem, out_face, out_gap, out_point, out_normal, out_tangent, out_roll)  # fmt: skip
+                               flat_tol, out_idx, out_elem, out_face, out_gap, out_point, out_normal, out_tangent, out_roll)  # fmt: skip
             else:
                 gap = w[2] - r - ground_h
                 if gap < tol and k < cap:
@@ -458,7 +459,7 @@ def detect_points_nb(body, kind, local, axis, radius, R, p, has_ground, ground_h
                         nrm[c] = s * box_R[e, c, fa]
                         tng[c] = box_R[e, c, (fa + 1) % 3]
                     k = _disc_hits(k, i, w, aw, e1, e2, r, nrm, tng, e + off, face, e, ground_h, box_R, box_p, box_half,
-                                   tol, out_idx, out_elem, out_face, out_gap, out_point, out_normal, out_tangent,
+                                   tol, flat_tol, out_idx, out_elem, out_face, out_gap, out_point, out_normal, out_tangent,
                                    out_roll)  # fmt: skip
                 continue
             worst, ba, s = _box_test(w[0], w[1], w[2], r, e, box_R, box_p, box_half)

@@ -58,6 +58,7 @@ class StageWork(NamedTuple):
     """Buffers of the stage evaluations for one model (allocated once per simulator).
 
     R, p, S, V, A, Iw: kinematics at a stage state (see DynamicsWorkspace);
+    armature (nv,): rotor inertia on the joint diagonal of M [kg m^2 or kg];
     IA, Ia, U, Dinv, pA, acc, u: articulated-body work arrays; a_gravity (6,): (-g, 0);
     q_s (nq,), v_s, tau_s, theta (nv,): the stage state, its forces and increment;
     xi, acc_stage (4, nv): the stage velocities (dexp⁻¹ applied) and accelerations.
@@ -83,10 +84,12 @@ class StageWork(NamedTuple):
     theta: np.ndarray
     xi: np.ndarray
     acc_stage: np.ndarray
+    armature: np.ndarray
 
 
-def stage_work(tree: KinematicTree) -> StageWork:
-    """Allocate the stage buffers for ``tree``."""
+def stage_work(tree: KinematicTree, armature: np.ndarray | None = None) -> StageWork:
+    """Allocate the stage buffers for ``tree``; armature (nv,): rotor inertia on the joint
+    diagonal of M [kg m^2 or kg] (None: zeros)."""
     nb, nv, nq = tree.nb, tree.nv, tree.nq
     a_gravity = np.zeros(6)
     a_gravity[:3] = -np.asarray(tree.gravity, dtype=float)
@@ -95,6 +98,7 @@ def stage_work(tree: KinematicTree) -> StageWork:
         np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6)),
         np.zeros((nb, 6, 6)), np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros(nv), a_gravity,
         np.zeros(nq), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros((4, nv)), np.zeros((4, nv)),
+        np.zeros(nv) if armature is None else np.array(armature, dtype=float),
     )  # fmt: skip
 
 
@@ -107,7 +111,7 @@ def free_acceleration_nb(tree, w, q, v, tau, qdd) -> None:
     motion_subspace_nb(tree.joint_type, tree.joint_axis, tree.v_index, w.R, w.p, w.S)
     velocities_nb(tree.parent, tree.ndof, tree.v_index, w.S, v, w.V, w.A)
     world_inertias_nb(tree.mass, tree.com, tree.inertia_com, w.R, w.p, w.Iw)
-    aba_factor_nb(tree.parent, tree.ndof, tree.v_index, w.S, w.Iw, w.IA, w.Ia, w.U, w.Dinv)
+    aba_factor_nb(tree.parent, tree.ndof, tree.v_index, w.S, w.Iw, w.armature, w.IA, w.Ia, w.U, w.Dinv)
     body_bias_forces_nb(w.Iw, w.V, w.pA)
     aba_solve_nb(tree.parent, tree.ndof, tree.v_index, w.S, w.Ia, w.U, w.Dinv, w.A, w.pA, w.a_gravity, tau, qdd,
                  w.acc, w.u)  # fmt: skip

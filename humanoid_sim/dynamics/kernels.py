@@ -345,8 +345,10 @@ def rnea_nb(parent, ndof, v_index, S, Iw, V, A, qdd, a_root, tau, acc, f) -> Non
 
 
 @njit(cache=True)
-def aba_factor_nb(parent, ndof, v_index, S, Iw, IA, Ia, U, Dinv) -> None:
+def aba_factor_nb(parent, ndof, v_index, S, Iw, armature, IA, Ia, U, Dinv) -> None:
     """Articulated-body inertias (pass 2 of ABA, the part that depends on q only).
+    armature (nv,): rotor inertia added to each joint's own inertia D_i [kg m^2 or kg]
+    (zeros: the rigid bodies alone).
 
     Seed 004, Eq. 1: the force from the parent on body i is f_i = I^A_i a_i + Z^A_i
     as if body i and its subtree were one rigid body; I^A is computed leaves to
@@ -369,6 +371,7 @@ def aba_factor_nb(parent, ndof, v_index, S, Iw, IA, Ia, U, Dinv) -> None:
         for a in range(n):
             for b in range(n):
                 D[a, b] = _dot6(S[vi + a], U[i, b])
+            D[a, a] += armature[vi + a]
         if n == 1:
             Dinv[i, 0, 0] = 1.0 / D[0, 0]
         elif n > 1:

@@ -98,7 +98,7 @@ class DynamicsWorkspace:
         if not self._factored:
             try:
                 kernels.aba_factor_nb(
-                    self.parent, self.ndof, self.v_index, self.S, self.Iw,
+                    self.parent, self.ndof, self.v_index, self.S, self.Iw, self.zero_nv,
                     self._IA, self._Ia, self._U, self._Dinv,
                 )  # fmt: skip
             except (ZeroDivisionError, np.linalg.LinAlgError):

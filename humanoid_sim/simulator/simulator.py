@@ -28,7 +28,7 @@ import numpy as np
 
 from humanoid_sim.balance.zmp import ZmpReport, zmp_report
 from humanoid_sim.contact.constrained_solve import SimulationError, factor_mass_matrix, mass_solve
-from humanoid_sim.contact.kernels import all_finite
+from humanoid_sim.contact.kernels import all_finite, cho_solve_into, cho_solve_vec, cholesky_into
 from humanoid_sim.contact.constraint_rows import ConstraintProvider, OneSidedRows
 from humanoid_sim.contact.contact_solver import (
     ActiveContact,
@@ -62,12 +62,14 @@ from humanoid_sim.contact.fast_step import (
     N_ROUNDS,
     FastBuffers,
     fast_step_nb,
+    speculative_band_nb,
 )
 from humanoid_sim.contact.environment import Environment, Material
 from humanoid_sim.contact.virtual_link import ContactKind, classify_patch
 from humanoid_sim.dynamics.integrator import held_forces_nb, rk4_step_nb, stage_work
 from humanoid_sim.dynamics.kinematic_tree import kinematic_tree
 from humanoid_sim.dynamics.workspace import DynamicsWorkspace
+from humanoid_sim.limits.velocity_limits import coupled_effort_limits_into, coupled_work, velocity_rule
 from humanoid_sim.model.robot_model import RobotModel
 from humanoid_sim.simulator.initial_pose import DEFAULT_POSES_FILE, InitialPose, load_initial_poses, pose_configuration
 
@@ -80,21 +82,27 @@ __all__ = ["ContactReport", "SimulationError", "Simulator", "SimulatorConfig", "
 class SimulatorConfig:
     """dt: step [s]. environment: ground and static boxes. gravity: world gravity [m/s^2],
     shape (3,), None = the model's. contact_tolerance: detection band [m].
-    speculative_distance: band beyond contact_tolerance [m] in which a point that would
-    reach the surface within the step takes part in the impulse phase (speculative
-    contact), so that a body arriving at up to speculative_distance / dt is stopped at the
-    surface rather than inside it.
+    speculative_distance: smallest band beyond contact_tolerance [m] in which a point that
+    would reach the surface within the step takes part in the impulse phase (speculative
+    contact), so that an arriving body is stopped at the surface rather than inside it; the
+    band grows with the bodies' speeds each step (fast_step.speculative_band_nb).
     max_rounds: solves per validity loop (seed 000 4.4: at most 3).
     correction_steps: penetration/drift errors decay critically damped over this many steps.
+    massless_link_armature: rotor inertia [kg m^2 or kg] on the joints whose own link has no
+    mass (the intermediate links of a shoulder, hip or neck written as three revolute
+    joints): where such joints' axes align (a shoulder rolled 90 degrees) the joint-space
+    inertia M is singular and any torque difference between them an infinite acceleration;
+    a real actuator has this inertia (URDF cannot say it). 0 turns it off.
     thresholds: velocity thresholds of separation, impact and bounce [m/s]."""
 
     dt: float = 1e-3
     environment: Environment = field(default_factory=Environment)
     gravity: np.ndarray | None = None
     contact_tolerance: float = 2e-4
-    speculative_distance: float = 0.02
+    speculative_distance: float = 0.005
     max_rounds: int = 3
     correction_steps: float = 4.0
+    massless_link_armature: float = 1e-3
     thresholds: Thresholds = Thresholds()
 
     def __post_init__(self) -> None:
@@ -107,6 +115,10 @@ class SimulatorConfig:
         if not (np.isfinite(self.speculative_distance) and self.speculative_distance >= 0):
             raise ValueError(
                 f"SimulatorConfig.speculative_distance = {self.speculative_distance!r}: must be finite and >= 0 [m]"
+            )
+        if not (np.isfinite(self.massless_link_armature) and self.massless_link_armature >= 0):
+            raise ValueError(
+                f"SimulatorConfig.massless_link_armature = {self.massless_link_armature!r}: must be finite and >= 0"
             )
         if not self.correction_steps >= 1.0:
             raise ValueError(f"SimulatorConfig.correction_steps = {self.correction_steps}: must be >= 1")
@@ -194,9 +206,33 @@ class Simulator:
         self._validated_empty: list[OneSidedRows | None] = [None] * len(self.providers)
         self.ws = DynamicsWorkspace(model)
         self._tree = kinematic_tree(model)
-        self._stage = stage_work(self._tree)
+        t = self._tree
+        self._armature = np.zeros(model.nv)
+        for body in range(t.nb):
+            if t.ndof[body] == 1 and model.mass[body] == 0.0:
+                self._armature[t.v_index[body]] = config.massless_link_armature
+        self._armature_index = np.flatnonzero(self._armature)
+        self._stage = stage_work(t, self._armature)
         self._damping = np.zeros(model.nv)  # joint damping [N m s/rad or N s/m], zero on the base
-        self.detector = ContactDetector(model, config.environment, config.contact_tolerance + config.speculative_distance)
+        self._damping[model.nv - model.nj :] = model.joint_dynamics.damping
+        # velocity limits: the actuator effort is limited by the safety-controller rule at the end
+        # of the step, all joints at once (limits/velocity_limits.py); only where a joint has one
+        rule = velocity_rule(model)
+        self._velocity_rule = rule if np.any(np.isfinite(rule.velocity) & (rule.k_velocity > 0)) else None
+        self._velocity_work = coupled_work(model.nj)
+        self._tau_limited = np.zeros(model.nj)
+        self._qdot_end = np.zeros(model.nj)
+        self._L_rule = np.zeros((model.nv, model.nv))
+        self._Minv_joints = np.zeros((model.nv, model.nj))
+        self._free_rhs = np.zeros(model.nv)
+        self._free_acc = np.zeros(model.nv)
+        self.detector = ContactDetector(
+            model, config.environment, config.contact_tolerance + config.speculative_distance, config.contact_tolerance
+        )
+        geo = self.detector.geometry
+        self._reach = np.zeros(len(model.body_names))  # farthest collision point from each body origin [m]
+        for b, local, radius in zip(geo.body, geo.local, geo.radius):
+            self._reach[b] = max(self._reach[b], float(np.linalg.norm(local)) + float(radius))
         env = config.environment
         self._materials: list[Material] = ([env.ground.material] if env.ground else []) + [b.material for b in env.boxes]
         self._element_names = env.element_names()
@@ -298,7 +334,9 @@ class Simulator:
             if ext.shape != (model.nv,) or not all_finite(ext):
                 raise ValueError(f"external_force must be finite with shape ({model.nv},), got {ext.shape}")
 
-        ws.update(q, v)
+        self._update_dynamics(q, v)
+        if self._velocity_rule is not None:
+            tau_j = self._limit_velocity(tau_j, ext)
         rows = [p.rows(q, v) for p in self.providers]
         for i, r in enumerate(rows):
             # an empty batch already validated (the same immutable object again) is skipped
@@ -311,6 +349,35 @@ class Simulator:
             if result is not None:
                 return result
         return self._step_general(tau_j, ext, rows)
+
+    def _update_dynamics(self, q: np.ndarray, v: np.ndarray) -> None:
+        """The workspace at (q, v), with the armature on the diagonal of M."""
+        self.ws.update(q, v)
+        idx = self._armature_index
+        self.ws.M[idx, idx] += self._armature[idx]
+
+    def _limit_velocity(self, tau_j: np.ndarray, ext: np.ndarray | None) -> np.ndarray:
+        """The applied efforts (nj,): tau_j limited by the velocity-limit rule evaluated at the
+        end of the step for all joints at once, with the joint block of M^-1 and the joint
+        velocities the step would reach without actuator effort (contacts not counted)."""
+        ws, model, dt = self.ws, self.model, self.config.dt
+        nv, nj = model.nv, model.nj
+        if not cholesky_into(ws.M, self._L_rule):
+            return tau_j  # the step's own factorisation reports it
+        Minv = self._Minv_joints
+        Minv[:] = 0.0
+        Minv[nv - nj :, :] = np.eye(nj)
+        cho_solve_into(self._L_rule, Minv)
+        rhs = self._free_rhs
+        np.subtract(0.0 if ext is None else ext, ws.b, out=rhs)
+        rhs -= self._damping * self._v
+        cho_solve_vec(self._L_rule, rhs, self._free_acc)
+        qdot_free = self._v[nv - nj :] + dt * self._free_acc[nv - nj :]
+        coupled_effort_limits_into(
+            np.ascontiguousarray(tau_j), qdot_free, np.ascontiguousarray(Minv[nv - nj :]), dt, self._velocity_rule,
+            False, self._velocity_work, self._tau_limited, self._qdot_end,
+        )  # fmt: skip
+        return self._tau_limited.copy()
 
     def _fast_args(self) -> None:
         """The arguments of fast_step_nb that are the same every step (arrays filled in place)."""
@@ -327,7 +394,7 @@ class Simulator:
         )  # fmt: skip
         self._fast_integration = (t, self._stage, self._damping)
         self._fast_detect = (
-            geo.body, geo.kind, geo.local, geo.axis, geo.radius, g._box_R, g._box_p, g._box_half, self._mu_s,
+            geo.body, geo.kind, geo.local, geo.axis, geo.radius, self._reach, g._box_R, g._box_p, g._box_half, self._mu_s,
             self._restitution, params,
         )  # fmt: skip
         self._fast_out = (
@@ -352,7 +419,7 @@ class Simulator:
         )  # fmt: skip
         if status != FAST_OK:
             if fb.counts[N_IMPULSE]:  # the kernel left V, A, b at the post-impact velocities
-                self.ws.update(self._q, self._v)
+                self._update_dynamics(self._q, self._v)
             return None
         self._mem_cur = 1 - cur
         counts = fb.counts
@@ -431,6 +498,8 @@ class Simulator:
         nj = model.nj
         self._memory_dict()
         M_factor = factor_mass_matrix(ws.M, self._L)
+        band = max(cfg.speculative_distance, speculative_band_nb(ws.V, ws.p, self._reach, dt))
+        self.detector.tolerance = cfg.contact_tolerance + band
         patches = self.detector.detect(ws.R, ws.p)
         contacts = self._contacts(patches, speculative=True)
         hard, hard_map, soft_force = self._provider_rows(rows, v)
@@ -469,7 +538,7 @@ class Simulator:
             for c in contacts:
                 if not c.released:
                     impulses[c.area.patch.key] = c.lam.copy()
-            ws.update(q, v_plus)
+            self._update_dynamics(q, v_plus)
             before = contacts
             contacts = self._contacts(patches, speculative=False)
             kept = {c.area.patch.key for c in contacts}

@@ -119,6 +119,21 @@ def test_cylinder_contact_is_a_line_on_its_side_a_disc_on_its_end_and_a_rim_poin
     assert np.allclose(patch.points[0], [low[0], low[1], 0.0], atol=1e-12) and abs(patch.gap[0]) < 1e-12
 
 
+def test_a_tilted_disc_in_a_wide_band_touches_at_its_lowest_rim_point():
+    """With a detection band much wider than the contact tolerance (speculative contacts) a
+    disc tilted by 2 degrees still touches at its exact lowest point, not at its rim."""
+    r, length, tilt = 0.05, 0.3, np.radians(2.0)
+    model = load_urdf(round_body_urdf("cylinder", MASS, r, length))
+    det = ContactDetector(model, Environment(), tolerance=0.02, flat_tolerance=2e-4)
+    R = axis_angle_to_rotation(np.array([0.0, 1.0, 0.0]), tilt)
+    low = R @ np.array([0.0, 0.0, -length / 2]) + r * np.array([np.cos(tilt), 0.0, -np.sin(tilt)])
+    (patch,) = det.detect(R[None], (-low[2] * np.array([0, 0, 1.0]))[None])
+    assert len(patch.points) == 1 and abs(patch.gap[0]) < 1e-15
+    assert np.allclose(patch.points[0], [low[0], low[1], 0.0], atol=1e-15)
+    (patch,) = det.detect(np.eye(3)[None], np.array([[0.0, 0.0, length / 2]]))  # flat: its rim
+    assert classify_patch(patch).kind == ContactKind.SURFACE and np.all(patch.roll[:, 0] == 0.0)
+
+
 def test_cylinder_on_a_box_face_and_its_lowest_point():
     r, length = 0.05, 0.3
     platform = StaticBox("platform", np.array([0.0, 0.0, 0.1]), np.zeros(3), np.array([1.0, 1.0, 0.2]))
