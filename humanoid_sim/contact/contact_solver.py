@@ -59,7 +59,10 @@ class ContactMemory:
 
     sticking: True = no slip at the end of the last step.
     R_anchor, p_anchor: body pose X_world_body when sticking began (the anchor of the
-        tangential drift correction), shapes (3, 3), (3,).
+        tangential drift correction), shapes (3, 3), (3,). A rolling contact (points that
+        move over the body's surface: ActiveContact.rolling) keeps no anchor: its body
+        point changes every step, so only its velocity is held (the pose of the last
+        step is stored).
     slip_direction: last slip direction s in the world, shape (3,) (zeros when sticking).
     """
 
@@ -88,6 +91,7 @@ class ActiveContact:
     __slots__ = (
         "area", "material", "body", "R_body", "p_body", "G", "drift", "vel", "desired",
         "sticking", "slip_dir", "spin", "released", "lam", "impulse", "memory", "nv", "_J", "_arm", "_arm_area",
+        "rolling",
     )  # fmt: skip
 
     def __init__(self, area: ContactArea, material: Material, ws, memory: ContactMemory | None) -> None:
@@ -111,6 +115,7 @@ class ActiveContact:
         self.released = False
         self.lam = np.zeros(6)  # wrench in the virtual-link frame at its origin [N, N m]
         self.impulse = np.zeros(6)  # impulse of this step, same frame [N s, N m s]
+        self.rolling = False  # a point of the contact moves over the body's surface
         self.refresh(ws)
 
     # -- kinematics ---------------------------------------------------------
@@ -120,6 +125,8 @@ class ActiveContact:
             ws.parent, ws.ndof, ws.v_index, ws.S, ws.V, ws.A, self.body, self.area.origin,
             self.area.R_world_vl, self._J, self.G, self.drift, self.vel,
         )  # fmt: skip
+        roll = self.area.roll
+        self.rolling = kernels.rolling_drift_nb(ws.V, self.body, self.area.R_world_vl, roll, np.arange(len(roll)), len(roll), self.drift)
         R = self.area.R_world_vl
         if not self.sticking and self.memory is not None:
             vt = self.vel[:2]
@@ -134,7 +141,7 @@ class ActiveContact:
     def set_desired(self, gains: Gains) -> None:
         """Desired virtual-link accelerations of Eq. 20b (penetration and stick drift)."""
         m = self.memory
-        anchored = m is not None and m.sticking and self.sticking
+        anchored = m is not None and m.sticking and self.sticking and not self.rolling
         area = self.area
         kernels.desired_acceleration_nb(
             int(area.kind), area.xy, area.gap, area.R_world_vl, area.origin, self.R_body, self.p_body,

@@ -38,6 +38,7 @@ from humanoid_sim.contact.kernels import (
     desired_acceleration_nb,
     detect_points_nb,
     mean_distance_nb,
+    rolling_drift_nb,
     schur_solve_nb,
     signed_distance_nb,
     zmp_nb,
@@ -104,7 +105,7 @@ class FastBuffers:
 
 def float_scratch_size(nv: int, hit: int, C: int) -> int:
     """Length of the flat float scratch of ``fast_step_nb``."""
-    return 10 * hit + nv * nv + 6 * C * nv + 6 * nv + 6 * C * nv + 12 * C + 3 * nv + 18 * C + 3 * hit + nv + 6 * C
+    return 14 * hit + nv * nv + 6 * C * nv + 6 * nv + 6 * C * nv + 12 * C + 3 * nv + 18 * C + 3 * hit + nv + 6 * C
 
 
 # verdicts of _check_nb
@@ -133,7 +134,7 @@ def speculative_band_nb(V, p, reach, dt) -> float:
 
 @njit(cache=True)
 def _build_contacts_nb(
-    k, keys, order, g_body, idx, elem, face, gap, point, normal, tangent, separating, correction_rate, tol, spec_dt,
+    k, keys, order, g_body, idx, elem, face, gap, point, normal, tangent, roll, separating, correction_rate, tol, spec_dt,
     parent, ndof, v_index, S, V, A, m_in, n_memory_in, sel, p_xy, p_gap, p_hull,
     c_int, c_float, c_R, G, J, c_drift, c_vel, counts,
 ) -> int:  # fmt: skip
@@ -141,7 +142,8 @@ def _build_contacts_nb(
     points grouped by their key (body, element, surface; ``order`` sorts the keys stably),
     separating points dropped, each group
     classified (virtual-link frame, hull) and its G, drift and virtual-link velocity
-    computed (contact_kinematics_nb). Points farther than ``tol`` are speculative: kept
+    computed (contact_kinematics_nb, rolling_drift_nb: a rolling contact gets no memory
+    row, it keeps no anchor). Points farther than ``tol`` are speculative: kept
     only when spec_dt > 0 and they would come within ``tol`` in spec_dt at their normal
     velocity (counted in counts[N_SPECULATIVE]). Returns the number of contacts, or -1
     when the general path must run (capacity exceeded, or a contact remembered as
@@ -194,11 +196,13 @@ def _build_contacts_nb(
             ci[4] = npts
             ci[6] = npts
             mg = 1e300
+            d0, dm = 0, m  # the points of the contact (rolling_drift_nb)
             if kind == 1:  # one distinct point: the deepest one
                 deep = 0
                 for t in range(1, m):
                     if gap[sel[t]] < gap[sel[deep]]:
                         deep = t
+                d0, dm = deep, 1
                 for c in range(3):
                     origin[c] = pts[deep, c]
                 p_xy[npts, 0] = 0.0
@@ -237,6 +241,8 @@ def _build_contacts_nb(
                 return -1  # slipping contact: general path (Eq. 34-36)
             contact_kinematics_nb(parent, ndof, v_index, S, V, A, body, c_origin[nc], c_R[nc], J, G[nc],
                                   c_drift[nc], c_vel[nc])  # fmt: skip
+            if rolling_drift_nb(V, body, c_R[nc], roll, sel[d0 : d0 + dm], dm, c_drift[nc]):
+                ci[8] = -1
             npts += ci[5]
             nc += 1
         s0 = s1
@@ -368,8 +374,8 @@ def fast_step_nb(
     parent, ndof, v_index, S, V, A, R, p, M, b, Iw, a_gravity, acc, f_work, zero_nv,
     # integration: the tree and stage buffers of dynamics/integrator.py, joint damping (nv,)
     joint_type, q_index, q, v, tau_full, tree, stage, damping,
-    # detection: candidate points and static boxes
-    g_body, g_local, g_radius, g_reach, box_R, box_p, box_half,
+    # detection: candidates (ContactGeometry), their bodies' reach, static boxes
+    g_body, g_kind, g_local, g_axis, g_radius, g_reach, box_R, box_p, box_half,
     # static friction and restitution per element; params: dt, ground height, tolerance,
     # separating, impact, correction rate, kp, kd, has ground (0/1), max rounds, bounce
     mu_s, restitution, params,
@@ -437,6 +443,8 @@ def fast_step_nb(
     v_plus = fs[o : o + nv]
     o += nv
     impulse_value = fs[o : o + 6 * C].reshape((C, 6))
+    o += 6 * C
+    roll = fs[o : o + 4 * cap].reshape((cap, 4))
     idx = iscr[0:cap]
     elem = iscr[cap : 2 * cap]
     face = iscr[2 * cap : 3 * cap]
@@ -457,8 +465,8 @@ def fast_step_nb(
     nbox = box_p.shape[0]
     # 2. detection (seed 000 4.9 (1))
     band = max(band, speculative_band_nb(V, p, g_reach, dt))
-    k = detect_points_nb(g_body, g_local, g_radius, R, p, has_ground, ground_h, box_R, box_p, box_half, tol + band,
-                         idx, elem, face, gap, point, normal, tangent)  # fmt: skip
+    k = detect_points_nb(g_body, g_kind, g_local, g_axis, g_radius, R, p, has_ground, ground_h, box_R, box_p,
+                         box_half, tol + band, tol, idx, elem, face, gap, point, normal, tangent, roll)  # fmt: skip
     counts[N_HITS] = k
     if k >= cap:
         return FAST_FALLBACK
@@ -466,7 +474,7 @@ def fast_step_nb(
         keys[i] = (g_body[idx[i]] * (nbox + 1) + elem[i]) * 8 + face[i]
     order = np.argsort(keys[:k], kind="mergesort")
     nc = _build_contacts_nb(
-        k, keys, order, g_body, idx, elem, face, gap, point, normal, tangent, separating, correction_rate, tol, dt,
+        k, keys, order, g_body, idx, elem, face, gap, point, normal, tangent, roll, separating, correction_rate, tol, dt,
         parent, ndof, v_index, S, V, A, m_in, counts[N_MEMORY_IN], sel, p_xy, p_gap, p_hull,
         c_int, c_float, c_R, G, J, c_drift, c_vel, counts,
     )  # fmt: skip
@@ -509,7 +517,7 @@ def fast_step_nb(
         velocities_nb(parent, ndof, v_index, S, v_plus, V, A)
         rnea_nb(parent, ndof, v_index, S, Iw, V, A, zero_nv, a_gravity, b, acc, f_work)
         nc = _build_contacts_nb(
-            k, keys, order, g_body, idx, elem, face, gap, point, normal, tangent, separating, correction_rate, tol, 0.0,
+            k, keys, order, g_body, idx, elem, face, gap, point, normal, tangent, roll, separating, correction_rate, tol, 0.0,
             parent, ndof, v_index, S, V, A, m_in, counts[N_MEMORY_IN], sel, p_xy, p_gap, p_hull,
             c_int, c_float, c_R, G, J, c_drift, c_vel, counts,
         )  # fmt: skip
@@ -530,7 +538,7 @@ def fast_step_nb(
         base = v_plus
     elif counts[N_SPECULATIVE] > 0:  # speculative points take part in impulses only
         nc = _build_contacts_nb(
-            k, keys, order, g_body, idx, elem, face, gap, point, normal, tangent, separating, correction_rate, tol, 0.0,
+            k, keys, order, g_body, idx, elem, face, gap, point, normal, tangent, roll, separating, correction_rate, tol, 0.0,
             parent, ndof, v_index, S, V, A, m_in, counts[N_MEMORY_IN], sel, p_xy, p_gap, p_hull,
             c_int, c_float, c_R, G, J, c_drift, c_vel, counts,
         )  # fmt: skip

@@ -308,74 +308,216 @@ def mean_distance_nb(poly, rule) -> float:
 
 # ---------------------------------------------------------------- detection
 
+# kinds of candidate (ContactGeometry.kind): a vertex fixed to the body, a sphere centre
+# (radius > 0), the centre of a cylinder's end disc (axis and radius)
+VERTEX, SPHERE_CENTRE, DISC_CENTRE = 0, 1, 2
+RIM_POINTS = 16  # body-fixed rim points of an end disc lying flat on a surface
+
 
 @njit(cache=True)
-def detect_points_nb(body, local, radius, R, p, has_ground, ground_h, box_R, box_p, box_half, tol,
-                     out_idx, out_elem, out_face, out_gap, out_point, out_normal, out_tangent) -> int:  # fmt: skip
-    """Candidate points (body, local, radius) against the ground plane z = ground_h and static
-    boxes; fills the hit arrays and returns the number of hits.
+def _box_test(qx, qy, qz, r, e, box_R, box_p, box_half):
+    """Largest signed excess of the point q (less r) over box e along its axes:
+    (excess [m], axis 0..2, sign +1/-1 of q on that axis)."""
+    worst = -1e300
+    axis = 0
+    sign = 1.0
+    for a in range(3):
+        rel = (qx - box_p[e, 0]) * box_R[e, 0, a] + (qy - box_p[e, 1]) * box_R[e, 1, a] + (qz - box_p[e, 2]) * box_R[e, 2, a]
+        ex = abs(rel) - box_half[e, a] - r
+        if ex > worst:
+            worst = ex
+            axis = a
+            sign = 1.0 if rel >= 0.0 else -1.0
+    return worst, axis, sign
 
-    Per hit: candidate index, element (0 = ground when has_ground, then boxes), surface
-    (ground 0; box face 0..5 = +x, -x, +y, -y, +z, -z), gap [m] (negative = penetration),
-    the contact point (deepest point of a sphere) in the world, the surface normal and tangent.
+
+@njit(cache=True)
+def _put_hit(k, i, elem, face, gap, qx, qy, qz, n, t, roll_c, wx, wy, wz,
+             out_idx, out_elem, out_face, out_gap, out_point, out_normal, out_tangent, out_roll) -> None:  # fmt: skip
+    out_idx[k] = i
+    out_elem[k] = elem
+    out_face[k] = face
+    out_gap[k] = gap
+    out_point[k, 0] = qx
+    out_point[k, 1] = qy
+    out_point[k, 2] = qz
+    for c in range(3):
+        out_normal[k, c] = n[c]
+        out_tangent[k, c] = t[c]
+    out_roll[k, 0] = roll_c
+    out_roll[k, 1] = wx
+    out_roll[k, 2] = wy
+    out_roll[k, 3] = wz
+
+
+@njit(cache=True)
+def _disc_hits(k, i, c, a, e1, e2, r, n, t, elem, face, e, ground_h, box_R, box_p, box_half, tol, flat_tol,
+               out_idx, out_elem, out_face, out_gap, out_point, out_normal, out_tangent, out_roll) -> int:  # fmt: skip
+    """Support of the disc (centre c, unit axis a, rim basis e1, e2, radius r; world) in the
+    direction -n against surface ``face`` of element e (-1: the ground plane z = ground_h):
+    the lowest rim point, or RIM_POINTS body-fixed rim points when the disc lies flat
+    (its rim spans at most flat_tol along n). Hits within tol are written from k on; returns
+    the new count."""
+    cap = out_idx.shape[0]
+    na = n[0] * a[0] + n[1] * a[1] + n[2] * a[2]
+    sx, sy, sz = n[0] - na * a[0], n[1] - na * a[1], n[2] - na * a[2]
+    sl = math.sqrt(sx * sx + sy * sy + sz * sz)
+    flat = 2.0 * r * sl <= flat_tol
+    m = RIM_POINTS if flat else 1
+    for j in range(m):
+        if flat:
+            ang = 2.0 * math.pi * j / RIM_POINTS
+            ca, sa = r * math.cos(ang), r * math.sin(ang)
+            qx = c[0] + ca * e1[0] + sa * e2[0]
+            qy = c[1] + ca * e1[1] + sa * e2[1]
+            qz = c[2] + ca * e1[2] + sa * e2[2]
+        else:
+            qx, qy, qz = c[0] - r * sx / sl, c[1] - r * sy / sl, c[2] - r * sz / sl
+        if e < 0:
+            gap = qz - ground_h
+        else:
+            gap, axis, sign = _box_test(qx, qy, qz, 0.0, e, box_R, box_p, box_half)
+            if 2 * axis + (0 if sign > 0 else 1) != face:
+                continue
+        if gap < tol and k < cap:
+            if flat:  # rim points are fixed to the body
+                _put_hit(k, i, elem, face, gap, qx, qy, qz, n, t, 0.0, 0.0, 0.0, 0.0,
+                         out_idx, out_elem, out_face, out_gap, out_point, out_normal, out_tangent, out_roll)  # fmt: skip
+            else:  # the lowest rim point moves along the rim: w = a x u, |d u| = |w . (n x omega)| / |s|
+                ux, uy, uz = sx / sl, sy / sl, sz / sl
+                _put_hit(k, i, elem, face, gap, qx, qy, qz, n, t, r / sl,
+                         a[1] * uz - a[2] * uy, a[2] * ux - a[0] * uz, a[0] * uy - a[1] * ux,
+                         out_idx, out_elem, out_face, out_gap, out_point, out_normal, out_tangent, out_roll)  # fmt: skip
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def detect_points_nb(body, kind, local, axis, radius, R, p, has_ground, ground_h, box_R, box_p, box_half, tol,
+                     flat_tol, out_idx, out_elem, out_face, out_gap, out_point, out_normal, out_tangent, out_roll) -> int:  # fmt: skip
+    """Candidates (body, kind, local, axis, radius; ContactGeometry) against the ground plane
+    z = ground_h and static boxes; fills the hit arrays and returns the number of hits.
+
+    A vertex is tested as it is, a sphere by its point nearest the surface; an end disc of
+    a cylinder by its support in the direction of the surface (the lowest rim point, or
+    RIM_POINTS rim points when it lies flat, its rim spanning at most flat_tol [m] along
+    the normal): a cylinder on its side touches along its
+    lowest line, standing on an end with its disc. Per hit: candidate index, element (0 =
+    ground when has_ground, then boxes), surface (ground 0; box face 0..5 = +x, -x, +y, -y,
+    +z, -z), gap [m] (negative = penetration), the contact point in the world, the surface
+    normal and tangent, and how the point moves over the body's surface as the body turns
+    (out_roll (cap, 4): c, w): the point's velocity less the velocity of the body's
+    material point there is delta = -c P (n x omega), P = w w^T (a disc's rim), or the
+    identity when w = 0 (a sphere); c = 0 for a point fixed to the body.
     """
     n = body.shape[0]
     nbox = box_p.shape[0]
     off = 1 if has_ground else 0
     k = 0
     cap = out_idx.shape[0]
-    w = np.empty(3)
-    rel = np.empty(3)
+    scratch = np.empty((6, 3))  # one allocation per call: point, disc axis, rim basis, normal, tangent
+    w, aw, e1, e2, nrm, tng = scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], scratch[5]
     for i in range(n):
         b = body[i]
         for a in range(3):
             w[a] = R[b, a, 0] * local[i, 0] + R[b, a, 1] * local[i, 1] + R[b, a, 2] * local[i, 2] + p[b, a]
         r = radius[i]
+        disc = kind[i] == DISC_CENTRE
+        if disc:
+            # axis and a body-fixed rim basis (e1 = axis x (x or y of the body), e2 = axis x e1)
+            ax, ay, az = axis[i, 0], axis[i, 1], axis[i, 2]
+            if abs(ax) < 0.9:
+                bx, by, bz = 0.0, az, -ay
+            else:
+                bx, by, bz = -az, 0.0, ax
+            nb_ = math.sqrt(bx * bx + by * by + bz * bz)
+            bx, by, bz = bx / nb_, by / nb_, bz / nb_
+            cx, cy, cz = ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx
+            for a in range(3):
+                aw[a] = R[b, a, 0] * ax + R[b, a, 1] * ay + R[b, a, 2] * az
+                e1[a] = R[b, a, 0] * bx + R[b, a, 1] * by + R[b, a, 2] * bz
+                e2[a] = R[b, a, 0] * cx + R[b, a, 1] * cy + R[b, a, 2] * cz
+        roll = r if kind[i] == SPHERE_CENTRE else 0.0
         if has_ground:
-            gap = w[2] - r - ground_h
-            if gap < tol and k < cap:
-                out_idx[k] = i
-                out_elem[k] = 0
-                out_face[k] = 0
-                out_gap[k] = gap
-                out_point[k, 0] = w[0]
-                out_point[k, 1] = w[1]
-                out_point[k, 2] = w[2] - r
-                out_normal[k, 0] = 0.0
-                out_normal[k, 1] = 0.0
-                out_normal[k, 2] = 1.0
-                out_tangent[k, 0] = 1.0
-                out_tangent[k, 1] = 0.0
-                out_tangent[k, 2] = 0.0
-                k += 1
+            nrm[0], nrm[1], nrm[2] = 0.0, 0.0, 1.0
+            tng[0], tng[1], tng[2] = 1.0, 0.0, 0.0
+            if disc:
+                k = _disc_hits(k, i, w, aw, e1, e2, r, nrm, tng, 0, 0, -1, ground_h, box_R, box_p, box_half, tol,
+                               flat_tol, out_idx, out_elem, out_face, out_gap, out_point, out_normal, out_tangent, out_roll)  # fmt: skip
+            else:
+                gap = w[2] - r - ground_h
+                if gap < tol and k < cap:
+                    _put_hit(k, i, 0, 0, gap, w[0], w[1], w[2] - r, nrm, tng, roll, 0.0, 0.0, 0.0,
+                             out_idx, out_elem, out_face, out_gap, out_point, out_normal, out_tangent, out_roll)  # fmt: skip
+                    k += 1
         for e in range(nbox):
-            for a in range(3):
-                rel[a] = (
-                    (w[0] - box_p[e, 0]) * box_R[e, 0, a]
-                    + (w[1] - box_p[e, 1]) * box_R[e, 1, a]
-                    + (w[2] - box_p[e, 2]) * box_R[e, 2, a]
-                )
-            worst = -1e300
-            axis = 0
-            for a in range(3):
-                ex = abs(rel[a]) - box_half[e, a] - r
-                if ex > worst:
-                    worst = ex
-                    axis = a
+            if disc:
+                for face in range(6):
+                    fa = face // 2
+                    s = 1.0 if face % 2 == 0 else -1.0
+                    for c in range(3):
+                        nrm[c] = s * box_R[e, c, fa]
+                        tng[c] = box_R[e, c, (fa + 1) % 3]
+                    k = _disc_hits(k, i, w, aw, e1, e2, r, nrm, tng, e + off, face, e, ground_h, box_R, box_p, box_half,
+                                   tol, flat_tol, out_idx, out_elem, out_face, out_gap, out_point, out_normal, out_tangent,
+                                   out_roll)  # fmt: skip
+                continue
+            worst, ba, s = _box_test(w[0], w[1], w[2], r, e, box_R, box_p, box_half)
             if worst < tol and k < cap:
-                s = 1.0 if rel[axis] >= 0.0 else -1.0
-                out_idx[k] = i
-                out_elem[k] = e + off
-                out_face[k] = 2 * axis + (0 if s > 0 else 1)
-                out_gap[k] = worst
-                t_axis = (axis + 1) % 3
                 for c in range(3):
-                    nc = s * box_R[e, c, axis]
-                    out_normal[k, c] = nc
-                    out_tangent[k, c] = box_R[e, c, t_axis]
-                    out_point[k, c] = w[c] - r * nc
+                    nrm[c] = s * box_R[e, c, ba]
+                    tng[c] = box_R[e, c, (ba + 1) % 3]
+                _put_hit(k, i, e + off, 2 * ba + (0 if s > 0 else 1), worst, w[0] - r * nrm[0], w[1] - r * nrm[1],
+                         w[2] - r * nrm[2], nrm, tng, roll, 0.0, 0.0, 0.0,
+                         out_idx, out_elem, out_face, out_gap, out_point, out_normal, out_tangent, out_roll)  # fmt: skip
                 k += 1
     return k
+
+
+@njit(cache=True)
+def rolling_drift_nb(V, body, R, roll, sel, m, drift) -> bool:
+    """Correct the drift (6,) of a contact whose points move over the body's surface.
+
+    contact_kinematics_nb gives the acceleration of the body's *material* point at the
+    virtual-link origin; a contact point that moves over the surface as the body turns (a
+    rolling sphere, cylinder or capsule) has the acceleration of that rate plus
+    omega x delta, delta = the contact point's velocity less the material point's
+    (detect_points_nb's out_roll, the mean over the contact's points roll[sel[:m]]).
+    Without it a rolling body's normal row is off by its centripetal acceleration
+    omega^2 r: the solve asks for a normal force m omega^2 r too large, the body sinks, and
+    a fast one is thrown off (the old "sphere rolls 20 % too fast"). With it the force is
+    the continuous one (m g cos(alpha) on a slope), which the step's fourth-order
+    integration (dynamics/integrator.py) follows with the contact point staying on the
+    surface. R: the virtual-link axes (3, 3), z = normal.
+    Returns True when the contact has such a point (it then keeps no fixed anchor)."""
+    wx, wy, wz = V[body, 3], V[body, 4], V[body, 5]
+    nx, ny, nz = R[0, 2], R[1, 2], R[2, 2]
+    vx, vy, vz = ny * wz - nz * wy, nz * wx - nx * wz, nx * wy - ny * wx  # n x omega
+    dx, dy, dz = 0.0, 0.0, 0.0
+    rolling = False
+    for t in range(m):
+        h = sel[t]
+        c = roll[h, 0]
+        if c == 0.0:
+            continue
+        rolling = True
+        px, py, pz = roll[h, 1], roll[h, 2], roll[h, 3]
+        if px == 0.0 and py == 0.0 and pz == 0.0:
+            dx -= c * vx
+            dy -= c * vy
+            dz -= c * vz
+        else:
+            f = c * (px * vx + py * vy + pz * vz)
+            dx -= f * px
+            dy -= f * py
+            dz -= f * pz
+    if not rolling:
+        return False
+    dx, dy, dz = dx / m, dy / m, dz / m
+    ox, oy, oz = wy * dz - wz * dy, wz * dx - wx * dz, wx * dy - wy * dx  # omega x delta
+    for r in range(3):
+        drift[r] += R[0, r] * ox + R[1, r] * oy + R[2, r] * oz
+    return True
 
 
 # ---------------------------------------------------------------- per-contact kernels

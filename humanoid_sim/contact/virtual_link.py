@@ -45,6 +45,7 @@ class ContactArea(NamedTuple):
     gap: signed distance of those points [m] (negative = penetration), shape (m,).
     hull: indices into xy of the contact area's convex hull, counter-clockwise (SURFACE),
         the two ends (LINE), or the single point (POINT).
+    roll: how those points move over the body's surface (ContactPatch.roll), shape (m, 4).
     """
 
     patch: ContactPatch
@@ -54,6 +55,7 @@ class ContactArea(NamedTuple):
     xy: np.ndarray
     gap: np.ndarray
     hull: np.ndarray
+    roll: np.ndarray
 
     @property
     def hull_xy(self) -> np.ndarray:
@@ -116,8 +118,10 @@ def classify_patch(patch: ContactPatch, merge_tolerance: float = 1e-6, line_tole
     )
     if kind == 1:  # one distinct point (duplicates merged): the deepest one
         i = int(np.argmin(patch.gap))
-        return ContactArea(patch, ContactKind.POINT, R, patch.points[i].copy(), xy, patch.gap[i : i + 1].copy(), hull)
-    return ContactArea(patch, ContactKind(kind), R, origin, xy, patch.gap, hull)
+        return ContactArea(
+            patch, ContactKind.POINT, R, patch.points[i].copy(), xy, patch.gap[i : i + 1].copy(), hull, patch.roll[i : i + 1]
+        )
+    return ContactArea(patch, ContactKind(kind), R, origin, xy, patch.gap, hull, patch.roll)
 
 
 def reduce_area(area: ContactArea, hull_positions: tuple[int, ...]) -> ContactArea:
@@ -127,18 +131,18 @@ def reduce_area(area: ContactArea, hull_positions: tuple[int, ...]) -> ContactAr
     hull_positions: positions in ``area.hull`` (not point indices).
     """
     idx = area.hull[list(hull_positions)]
-    xy, gap = area.xy[idx], area.gap[idx]
+    xy, gap, roll = area.xy[idx], area.gap[idx], area.roll[idx]
     R = area.R_world_vl
     if len(idx) == 1:
         origin = area.origin + R[:, :2] @ xy[0]
-        return ContactArea(area.patch, ContactKind.POINT, R, origin, np.zeros((1, 2)), gap, np.array([0]))
+        return ContactArea(area.patch, ContactKind.POINT, R, origin, np.zeros((1, 2)), gap, np.array([0]), roll)
     mid = 0.5 * (xy[0] + xy[1])
     d = xy[1] - xy[0]
     d /= np.linalg.norm(d)
     R_new = _frame(R[:, 2], R[:, :2] @ d)
     origin = area.origin + R[:, :2] @ mid
     new_xy = (xy - mid) @ (R[:, :2].T @ R_new[:, :2])
-    return ContactArea(area.patch, ContactKind.LINE, R_new, origin, new_xy, gap, np.array([0, 1]))
+    return ContactArea(area.patch, ContactKind.LINE, R_new, origin, new_xy, gap, np.array([0, 1]), roll)
 
 
 def nearest_on_hull(area: ContactArea, p: np.ndarray) -> tuple[bool, tuple[int, ...]]:

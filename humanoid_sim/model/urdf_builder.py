@@ -1,12 +1,13 @@
 """Tiny builders of URDF strings for tests and examples (pendulums, free boxes).
 
 Each returns URDF XML text for :func:`humanoid_sim.model.urdf_loader.load_urdf`.
-Bodies are uniform boxes (inertia of a solid cuboid) so closed-form answers
-are easy to write down in tests.
+Bodies are uniform boxes (inertia of a solid cuboid), or uniform spheres, cylinders
+and capsules, so closed-form answers are easy to write down in tests.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 
@@ -111,3 +112,29 @@ def chain_urdf(
         )
     parts.append("</robot>")
     return "".join(parts)
+
+
+def round_body_urdf(kind: str, mass: float, radius: float, length: float = 0.0) -> str:
+    """One free-floating uniform solid ``kind`` ("sphere", "cylinder" or "capsule", axis along the
+    link's z; length: the cylinder's, or the capsule's segment [m]) as URDF text."""
+    m, r, h = float(mass), float(radius), float(length)
+    if kind == "sphere":
+        axial = transverse = 0.4 * m * r * r
+        geometry = f'<sphere radius="{r!r}"/>'
+    elif kind == "cylinder":
+        axial, transverse = 0.5 * m * r * r, m * (3 * r * r + h * h) / 12.0
+        geometry = f'<cylinder radius="{r!r}" length="{h!r}"/>'
+    elif kind == "capsule":  # a cylinder and two hemispheres of one density
+        vc, vs = math.pi * r * r * h, 4.0 / 3.0 * math.pi * r**3
+        mc, ms = m * vc / (vc + vs), m * vs / (vc + vs)
+        axial = 0.5 * mc * r * r + 0.4 * ms * r * r
+        transverse = mc * (r * r / 4 + h * h / 12) + ms * (0.4 * r * r + h * h / 4 + 3 * h * r / 8)
+        geometry = f'<capsule radius="{r!r}" length="{h!r}"/>'
+    else:
+        raise ValueError(f"kind {kind!r}; valid kinds: sphere, cylinder, capsule")
+    return (
+        f'<robot name="{kind}"><link name="{kind}"><inertial><mass value="{m!r}"/>'
+        f'<inertia ixx="{transverse!r}" ixy="0" ixz="0" iyy="{transverse!r}" iyz="0" izz="{axial!r}"/></inertial>'
+        f"<collision><geometry>{geometry}</geometry></collision></link></robot>"
+    )
+

@@ -81,10 +81,9 @@ def pose_configuration(model: RobotModel, pose: InitialPose, environment: Enviro
     ws = DynamicsWorkspace(model)
     ws.update(q, np.zeros(model.nv))
     det = ContactDetector(model, Environment(ground=environment.ground, boxes=()))
-    W = det.world_points(ws.R, ws.p)
-    if len(W) == 0:
+    lowest = det.lowest_height(ws.R, ws.p)
+    if not np.isfinite(lowest):
         return q
-    lowest = float(np.min(W[:, 2] - det.geometry.radius))
     ground = environment.ground.height if environment.ground is not None else 0.0
     q[2] = ground - lowest
     return q

@@ -226,7 +226,9 @@ class Simulator:
         self._Minv_joints = np.zeros((model.nv, model.nj))
         self._free_rhs = np.zeros(model.nv)
         self._free_acc = np.zeros(model.nv)
-        self.detector = ContactDetector(model, config.environment, config.contact_tolerance + config.speculative_distance)
+        self.detector = ContactDetector(
+            model, config.environment, config.contact_tolerance + config.speculative_distance, config.contact_tolerance
+        )
         geo = self.detector.geometry
         self._reach = np.zeros(len(model.body_names))  # farthest collision point from each body origin [m]
         for b, local, radius in zip(geo.body, geo.local, geo.radius):
@@ -253,8 +255,7 @@ class Simulator:
         self.poses = dict(poses)
         # contact memory: a dict (general path) or, when None, the fast path's table
         self._memory: dict[tuple[int, int, int], ContactMemory] | None = {}
-        nhit = len(self.detector.geometry.body) * (int(env.ground is not None) + len(env.boxes)) + 1
-        self._fast = FastBuffers(model.nv, model.nq, max(64, nhit))
+        self._fast = FastBuffers(model.nv, model.nq, self.detector.hit_capacity)
         self._mem_cur = 0
         self._mu_s = np.array([m.mu_s for m in self._materials], dtype=float).reshape(-1)
         self._restitution = np.array([m.restitution for m in self._materials], dtype=float).reshape(-1)
@@ -399,7 +400,7 @@ class Simulator:
         )  # fmt: skip
         self._fast_integration = (t, self._stage, self._damping)
         self._fast_detect = (
-            geo.body, geo.local, geo.radius, self._reach, g._box_R, g._box_p, g._box_half, self._mu_s,
+            geo.body, geo.kind, geo.local, geo.axis, geo.radius, self._reach, g._box_R, g._box_p, g._box_half, self._mu_s,
             self._restitution, params,
         )  # fmt: skip
         self._fast_out = (
@@ -640,7 +641,7 @@ class Simulator:
             if nkeep == 0:
                 continue
             if nkeep < len(keep):
-                patch = patch._replace(points=patch.points[keep], local=patch.local[keep], gap=patch.gap[keep])
+                patch = patch._replace(points=patch.points[keep], local=patch.local[keep], gap=patch.gap[keep], roll=patch.roll[keep])
             area = classify_patch(patch)
             out.append(ActiveContact(area, self._materials[patch.element], ws, self._memory.get(patch.key)))
         return out
@@ -701,8 +702,9 @@ class Simulator:
             max_pen = max(max_pen, -float(c.area.gap.min()))
             R = c.area.R_world_vl
             ww = np.empty(6)
-            ww[:3] = R @ w[:3]
-            ww[3:] = R @ w[3:]
+            # summed in the compiled step's order (bit-identical reports on both paths)
+            ww[:3] = R[:, 0] * w[0] + R[:, 1] * w[1] + R[:, 2] * w[2]
+            ww[3:] = R[:, 0] * w[3] + R[:, 1] * w[4] + R[:, 2] * w[5]
             if w[2] > 0:
                 pv = c.area.origin + R[:, 0] * (-w[4] / w[2]) + R[:, 1] * (w[3] / w[2])
             else:
@@ -717,7 +719,7 @@ class Simulator:
             if c.released:
                 continue
             if c.sticking:
-                keep = c.memory is not None and c.memory.sticking and c.spin == 0.0
+                keep = c.memory is not None and c.memory.sticking and c.spin == 0.0 and not c.rolling
                 if keep:
                     memory[key] = c.memory
                 else:

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from humanoid_sim.contact.environment import Material
 from humanoid_sim.dynamics.kinematics import frame_jacobian
@@ -176,3 +177,32 @@ def test_step_results_are_not_overwritten_by_later_steps():
     np.testing.assert_array_equal([c.wrench_world for c in first.contacts], kept[0])
     np.testing.assert_array_equal(first.q, kept[1])
     np.testing.assert_array_equal(first.zmp.zmp, kept[2])
+
+
+
+def test_rolling_bodies_take_the_fast_path_with_the_general_paths_results():
+    """A sphere and a cylinder rolling on the ground: contact points that move over the
+    body (no anchor, the rolling drift) give the same steps on both paths."""
+    from humanoid_sim.contact.environment import Environment, GroundPlane
+    from humanoid_sim.dynamics.spatial import rotation_to_quaternion
+    from humanoid_sim.model.urdf_builder import round_body_urdf
+    from humanoid_sim.simulator.simulator import SimulatorConfig
+
+    r, w = 0.1, 10.0
+    config = SimulatorConfig(environment=Environment(ground=GroundPlane(0.0)))
+    # the link's z axis along world y for the cylinder: it rolls about it along x
+    for kind, R_body, w_body in (("sphere", np.eye(3), [0, w, 0]), ("cylinder", np.array([[1.0, 0, 0], [0, 0, -1], [0, 1, 0]]), [0, 0, -w])):
+        model = load_urdf(round_body_urdf(kind, 1.0, r, 0.3))
+        fast, general = Simulator(model, config), _general_only(Simulator(model, config))
+        q0 = np.concatenate([[0.0, 0.0, r], rotation_to_quaternion(R_body)])
+        v0 = np.concatenate([R_body.T @ [r * w, 0.0, 0.0], w_body])
+        assert np.allclose(R_body @ w_body, [0, w, 0])
+        fast.set_state(q0, v0)
+        general.set_state(q0, v0)
+        counts = _count_fast(fast)
+        for _ in range(300):
+            result = fast.step()
+            _assert_same_result(result, general.step())
+            assert len(result.contacts) == 1 and result.contacts[0].sticking
+        assert counts == [300, 0]
+        assert fast.q[0] == pytest.approx(r * w * 0.3, rel=1e-3)  # rolled on at its speed
