@@ -52,17 +52,20 @@ PARAMETER_SPECS: tuple[ParameterSpec, ...] = (
         choices=("error", "independent", "fixed"), read_only=True,
     ),
     ParameterSpec(
-        "initial_pose", "stand",
-        "named initial pose of the simulator (e.g. 'stand'); empty: neutral pose with the base"
-        " at initial_base_position", read_only=True,
+        "initial_pose", "",
+        "named initial pose of config/initial_poses.yaml (e.g. 'stand'; refused, listing the robot's poses,"
+        " when the robot has no such pose); empty: the robot's 'stand' pose if it has one, else the"
+        " neutral pose at initial_base_position / initial_base_rpy", read_only=True,
     ),
     ParameterSpec(
-        "initial_base_position", [0.0, 0.0, 1.0],
-        "base position x y z in odom [m] when initial_pose is empty", low=-1e3, high=1e3, read_only=True, unit="m",
+        "initial_base_position", [0.0, 0.0],
+        "base position in odom [m] for the neutral pose: x y (the robot rests on the ground: lowest"
+        " collision point at ground height) or x y z (the base at height z)", low=-1e3, high=1e3, read_only=True,
+        unit="m",
     ),
     ParameterSpec(
         "initial_base_rpy", [0.0, 0.0, 0.0],
-        "base orientation roll pitch yaw [rad] when initial_pose is empty", low=-math.pi, high=math.pi,
+        "base orientation roll pitch yaw [rad] for the neutral pose", low=-math.pi, high=math.pi,
         read_only=True, unit="rad",
     ),
     ParameterSpec(
@@ -211,8 +214,10 @@ def validate_parameter(name: str, value: Any) -> tuple[bool, str]:
         if isinstance(value, (str, bytes)) or not all(_is_number(v) for v in value):
             return False, f"{name}: expected a list of numbers"
         values = [float(v) for v in value]
-        if name in ("initial_base_position", "initial_base_rpy") and len(values) != 3:
+        if name == "initial_base_rpy" and len(values) != 3:
             return False, f"{name}: expected 3 numbers, got {len(values)}"
+        if name == "initial_base_position" and len(values) not in (2, 3):
+            return False, f"{name}: expected x y (resting on the ground) or x y z, got {len(values)} numbers"
     for v in values:
         if not math.isfinite(v):
             return False, f"{name}: {v} is not finite"

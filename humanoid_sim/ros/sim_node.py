@@ -78,11 +78,12 @@ from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import MarkerArray
 
 from humanoid_sim.contact.environment import load_environment
+from humanoid_sim.errors import UnknownNameError
 from humanoid_sim.limits.range_config import load_range_of_motion, parse_range_of_motion
 from humanoid_sim.limits.range_of_motion_provider import RangeOfMotionProvider
 from humanoid_sim.model import UrdfError, load_urdf
 from humanoid_sim.model.robot_model import RobotModel
-from humanoid_sim.model.urdf_loader import rotation_from_rpy
+from humanoid_sim.numba_cache import compile_notice
 from humanoid_sim.ros import conversions as cv
 from humanoid_sim.ros.command_validation import (
     CommandCheck,
@@ -92,8 +93,8 @@ from humanoid_sim.ros.command_validation import (
     joint_order_indices,
 )
 from humanoid_sim.ros.link_tree import link_tree
-from humanoid_sim.ros.package_data import package_file
-from humanoid_sim.ros.process_tuning import freeze_startup_objects, spin
+from humanoid_sim.package_data import package_file
+from humanoid_sim.ros.process_tuning import exit_with_parent, freeze_startup_objects, spin
 from humanoid_sim.ros.tf_serialization import (
     SerializedClock,
     SerializedEffortCommand,
@@ -104,6 +105,7 @@ from humanoid_sim.ros.tf_serialization import (
     SerializedWrench,
 )
 from humanoid_sim.ros.parameters import PARAMETER_SPECS, SPECS_BY_NAME, NodeParameters, validate_parameter, validate_parameters
+from humanoid_sim.simulator.initial_pose import pose_configuration, starting_pose
 from humanoid_sim.simulator.simulator import SimulationError, Simulator, SimulatorConfig, StepResult
 from humanoid_sim.simulator.warm_up import warm_up
 
@@ -170,11 +172,7 @@ class SimNode(Node):
         super().__init__(node_name, **kwargs)
         self.params = self._declare_and_validate()
         p = self.params
-        self.urdf_xml = self._robot_description(p)
-        try:
-            self.model: RobotModel = load_urdf(self.urdf_xml, mimic=p.mimic_joints)
-        except (UrdfError, ValueError) as exc:
-            raise StartupError(f"the robot description does not load: {exc}") from None
+        self.model, self.urdf_xml = self._load_robot(p)
         model = self.model
         self.simulator = self._make_simulator(p, model)
         self.q_initial = self._initial_configuration(p, model)
@@ -182,12 +180,15 @@ class SimNode(Node):
         # a joint stop) compile or load the numba kernels now, so that no tick of the run
         # waits for them; the state is then set back exactly.
         self.simulator.set_state(self.q_initial, np.zeros(model.nv))
+        self.get_logger().info(compile_notice())
+        warm_start = time.monotonic()
         try:
             warm = warm_up(self.simulator, self.q_initial)
         except SimulationError as exc:
             raise StartupError(f"the first simulation step fails from the initial state: {exc}") from None
         for scenario, reason in warm.failed.items():
             self.get_logger().warning(f"warm-up scenario {scenario!r} failed ({reason}); its kernels load on first use")
+        self.get_logger().info(f"physics kernels ready in {time.monotonic() - warm_start:.1f} s")
         self.tree = link_tree(model, self.urdf_xml, p.odom_frame)
         try:
             self.joint_order = joint_order_indices(p.joint_order, model.joint_names)
@@ -250,14 +251,34 @@ class SimNode(Node):
         except ValueError as exc:
             raise StartupError(f"invalid parameters: {exc}") from None
 
-    def _robot_description(self, p: NodeParameters) -> str:
+    @staticmethod
+    def _load_robot(p: NodeParameters) -> tuple[RobotModel, str]:
+        """The model and the URDF text (for robot_description and tf) from the robot_description
+        parameter, else urdf_path (empty: the bundled humanoid). Any fault of the file or the
+        text (unreadable, empty, binary, not XML, not a valid robot) is a StartupError of one
+        line naming the file or the parameter."""
         if p.robot_description.strip():
-            return p.robot_description
+            text = p.robot_description
+            if not text.lstrip().startswith("<"):
+                raise StartupError("robot_description parameter: not URDF XML (it does not start with '<')")
+            source: str | Path = text
+            label = "robot_description parameter"
+        else:
+            try:
+                source = Path(p.urdf_path) if p.urdf_path else package_file("urdf/humanoid.urdf")
+            except FileNotFoundError as exc:
+                raise StartupError(str(exc)) from None
+            label = f"URDF file {str(source)!r}"
         try:
-            path = Path(p.urdf_path) if p.urdf_path else package_file("urdf/humanoid.urdf")
-            return path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise StartupError(f"URDF file {p.urdf_path or 'urdf/humanoid.urdf'!r} cannot be read: {exc.strerror or exc}") from None
+            model = load_urdf(source, mimic=p.mimic_joints)  # file faults are named by load_urdf
+        except (UrdfError, ValueError) as exc:
+            raise StartupError(f"the robot description does not load: {exc}") from None
+        if isinstance(source, Path):
+            try:
+                text = source.read_bytes().decode("utf-8", errors="replace")
+            except OSError as exc:  # removed since it loaded
+                raise StartupError(f"{label}: cannot be read ({exc.strerror or exc})") from None
+        return model, text
 
     def _make_simulator(self, p: NodeParameters, model: RobotModel) -> Simulator:
         env_path = Path(p.environment_config) if p.environment_config else package_file("config/environment.yaml")
@@ -289,30 +310,19 @@ class SimNode(Node):
         return Simulator(model, SimulatorConfig(dt=p.physics_dt, environment=environment), providers=providers)
 
     def _initial_configuration(self, p: NodeParameters, model: RobotModel) -> np.ndarray:
-        sim = self.simulator
-        pose = p.initial_pose
-        if pose and pose not in sim.poses and pose == SPECS_BY_NAME["initial_pose"].default:
-            self.get_logger().warning(
-                f"robot {model.name!r} has no {pose!r} pose; starting from the neutral pose at initial_base_position"
+        """q of the start: ``initial_pose`` (empty: "stand" if the robot has it, else the
+        neutral pose resting on the ground unless initial_base_position gives a height)."""
+        joints = dict(zip(p.initial_joint_names, p.initial_joint_positions))
+        try:
+            pose = starting_pose(
+                self.simulator.poses, p.initial_pose, p.initial_base_position, p.initial_base_rpy, joints, model.name
             )
-            pose = ""
-        if pose:
-            try:
-                q = sim.reset(pose)
-            except KeyError as exc:
-                raise StartupError(str(exc.args[0])) from None
-        else:
-            q = sim.q
-            if model.floating_base:
-                q[0:3] = p.initial_base_position
-                q[3:7] = cv.quaternion_from_rotation(rotation_from_rpy(np.asarray(p.initial_base_rpy)))
-        offset = 7 if model.floating_base else 0
-        for name, value in zip(p.initial_joint_names, p.initial_joint_positions):
-            try:
-                q[offset + model.joint_index(name)] = value
-            except KeyError as exc:
-                raise StartupError(f"initial_joint_names: {exc.args[0]}") from None
-        return q
+        except UnknownNameError as exc:
+            raise StartupError(f"initial_pose: {exc}") from None
+        try:
+            return pose_configuration(model, pose, self.simulator.config.environment)
+        except KeyError as exc:
+            raise StartupError(f"initial_joint_names: {exc.args[0]}") from None
 
     def _publisher(self, msg_type: Any, topic: str, qos: QoSProfile | int) -> Any:
         """A publisher without rclpy's default event handlers (incompatible-QoS / -type warnings).
@@ -665,10 +675,12 @@ class SimNode(Node):
     def _publish_diagnostics(self) -> None:
         values, warnings, errors = self.diagnostics_values()
         ns = self._tick * self._ns_per_tick
-        if rclpy.ok(context=self.context):  # a timer can still fire while rclpy shuts down
-            self.pub_diagnostics.publish(
-                cv.diagnostic_message(ns, f"{self.get_name()}: simulation", self.model.name, values, warnings, errors)
-            )
+        message = cv.diagnostic_message(ns, f"{self.get_name()}: simulation", self.model.name, values, warnings, errors)
+        try:
+            self.pub_diagnostics.publish(message)
+        except Exception:  # noqa: BLE001 - the timer fired while a signal shut rclpy down: nothing to report
+            if rclpy.ok(context=self.context):
+                raise
 
     # ------------------------------------------------------------------ services
     def _on_reset(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
@@ -829,7 +841,17 @@ class SimNode(Node):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the node until shutdown. Returns the exit code (1 when it cannot start)."""
+    """Run the node until shutdown. Returns the exit code (1 when it cannot start; 0 after
+    Ctrl-C / SIGINT / SIGTERM, whenever it comes, without a traceback)."""
+    exit_with_parent()
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:  # SIGINT while starting (compiling) or stopping
+        rclpy.try_shutdown()
+        return 0
+
+
+def _run(argv: list[str] | None) -> int:
     rclpy.init(args=argv)
     sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_INTERVAL_S))
     try:

@@ -66,7 +66,8 @@ from humanoid_sim.dynamics.kernels import integrate_nb
 from humanoid_sim.dynamics.kinematic_tree import kinematic_tree
 from humanoid_sim.dynamics.workspace import DynamicsWorkspace
 from humanoid_sim.model.robot_model import RobotModel
-from humanoid_sim.simulator.initial_pose import DEFAULT_POSES_FILE, InitialPose, load_initial_poses, pose_configuration
+from humanoid_sim.errors import UnknownNameError
+from humanoid_sim.simulator.initial_pose import InitialPose, load_initial_poses, pose_configuration
 
 _KINDS = {int(k): k for k in ContactKind}
 
@@ -186,12 +187,9 @@ class Simulator:
         self._zero_nv.setflags(write=False)
         z = np.zeros(0)
         self._no_hard_rows = HardRows(np.zeros((0, model.nv)), z, z, z, z)
-        if poses is None:
-            try:
-                poses = load_initial_poses(DEFAULT_POSES_FILE, model.name)
-            except FileNotFoundError:
-                poses = {}
-        self.poses = dict(poses)
+        # poses: None = the model's section of the bundled config/initial_poses.yaml (a missing
+        # bundled file is an installation fault and raises, naming where it was looked for)
+        self.poses = dict(load_initial_poses(None, model.name) if poses is None else poses)
         # contact memory: a dict (general path) or, when None, the fast path's table
         self._memory: dict[tuple[int, int, int], ContactMemory] | None = {}
         nhit = len(self.detector.geometry.body) * (int(env.ground is not None) + len(env.boxes)) + 1
@@ -237,9 +235,10 @@ class Simulator:
         self._fast.counts[N_MEMORY_IN] = 0
 
     def reset(self, pose: str = "stand") -> np.ndarray:
-        """Reset to a named initial pose at rest (t = 0); returns q. Raises KeyError listing poses."""
+        """Reset to a named initial pose at rest (t = 0); returns q.
+        Raises UnknownNameError (a KeyError) listing the robot's poses."""
         if pose not in self.poses:
-            raise KeyError(f"unknown initial pose {pose!r}; valid poses: {', '.join(sorted(self.poses)) or '(none)'}")
+            raise UnknownNameError("initial pose", pose, self.poses, f"for robot {self.model.name!r}")
         q = pose_configuration(self.model, self.poses[pose], self.config.environment)
         self.set_state(q, np.zeros(self.model.nv))
         return q.copy()

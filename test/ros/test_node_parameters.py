@@ -26,7 +26,7 @@ def test_defaults_are_valid_and_described():
         ("joint_states_rate", -1.0, "outside"),
         ("loop_mode", "turbo", "not one of realtime, fast, lockstep"),
         ("timeout_behaviour", "explode", "zero_torque, damping"),
-        ("initial_base_position", [0.0, 1.0], "expected 3 numbers"),
+        ("initial_base_position", [0.0], "expected x y (resting on the ground) or x y z"),
         ("initial_base_rpy", [0.0, 1.0, 4.0], "outside"),
         ("odom_frame", "", "must not be empty"),
         ("no_such_parameter", 1.0, "unknown parameter"),

@@ -118,8 +118,8 @@ def test_lockstep_one_tick_per_valid_command_and_services(ros):
     ("overrides", "message"),
     [
         ({"robot_description": "<robot name='r'><link name='a'/><link name='a'/></robot>"}, "defined twice"),
-        ({"robot_description": "not xml"}, "cannot be read"),
-        ({"initial_pose": "crouch"}, "valid poses: stand, straight"),
+        ({"robot_description": "not xml"}, "robot_description parameter: not URDF XML"),
+        ({"initial_pose": "crouch"}, "valid initial poses: stand, straight"),
         ({"joint_order": ["l_knee", "elbow"]}, "valid joints:"),
         ({"initial_joint_names": ["l_knee", "nope"], "initial_joint_positions": [0.1, 0.2]}, "unknown joint 'nope'"),
         ({"environment_config": "/no/such/file.yaml"}, "environment config"),
@@ -149,6 +149,19 @@ def test_mimic_joints_load_as_the_parameter_says(ros, mimic, joints):
     node = make_node(robot_description=MIMIC_URDF, initial_pose="", range_of_motion_config="none", mimic_joints=mimic)
     try:
         assert node.model.joint_names == joints
+    finally:
+        node.destroy_node()
+
+
+def test_a_pose_the_robot_lacks_is_refused_and_the_default_rests_it_on_the_ground(ros):
+    with pytest.raises(StartupError, match=r"initial_pose: unknown initial pose 'stand' for robot 'gripper'; valid initial poses: \(none\)"):
+        make_node(robot_description=MIMIC_URDF, initial_pose="stand", range_of_motion_config="none", mimic_joints="fixed")
+
+
+def test_default_start_is_the_stand_pose(ros):
+    node = make_node()
+    try:
+        np.testing.assert_array_equal(node.q_initial, node.simulator.reset("stand"))
     finally:
         node.destroy_node()
 
