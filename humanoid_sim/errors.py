@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["DataFileNotFoundError", "HumanoidSimError", "UnknownNameError"]
+__all__ = ["DataFileNotFoundError", "HumanoidSimError", "InvalidValueError", "UnknownNameError"]
 
 
 class HumanoidSimError(Exception):
@@ -31,6 +31,11 @@ class UnknownNameError(HumanoidSimError, KeyError):
 
     def __str__(self) -> str:  # KeyError's str() would quote the whole message
         return str(self.args[0])
+
+
+class InvalidValueError(HumanoidSimError, ValueError):
+    """A value of the right name but unusable (wrong shape, not finite, out of range); the
+    message says which value and what it must be."""
 
 
 class DataFileNotFoundError(HumanoidSimError, FileNotFoundError):

@@ -18,6 +18,7 @@ A failed step raises ``SimulationError`` and leaves the state unchanged.
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass, field
 from typing import NamedTuple, Sequence
 
@@ -67,7 +68,8 @@ from humanoid_sim.dynamics.kinematic_tree import kinematic_tree
 from humanoid_sim.dynamics.workspace import DynamicsWorkspace
 from humanoid_sim.model.robot_model import RobotModel
 from humanoid_sim.errors import UnknownNameError
-from humanoid_sim.simulator.initial_pose import InitialPose, load_initial_poses, pose_configuration
+from humanoid_sim.simulator.initial_pose import InitialPose, load_initial_poses, pose_configuration, starting_pose
+from humanoid_sim.simulator.link_wrenches import LinkWrenches, generalized_force
 
 _KINDS = {int(k): k for k in ContactKind}
 
@@ -205,6 +207,22 @@ class Simulator:
 
         self.set_state(neutral_configuration(model), np.zeros(model.nv))
 
+    @classmethod
+    def from_urdf(
+        cls, urdf: str | os.PathLike[str], pose: str = "stand", config: SimulatorConfig | None = None,
+        mimic: str = "error", providers: Sequence[ConstraintProvider] = (),
+    ) -> "Simulator":
+        """A simulator of the robot of a URDF file (or URDF XML), reset to ``pose``: a pose of
+        config/initial_poses.yaml for this robot, or "" for the robot's "stand" pose if it has
+        one, else its neutral pose resting on the ground. Raises UrdfError for a robot file
+        that does not load, UnknownNameError listing the robot's poses for a pose it lacks."""
+        from humanoid_sim.model.urdf_loader import load_urdf
+
+        sim = cls(load_urdf(urdf, mimic=mimic), config, providers)
+        q = pose_configuration(sim.model, starting_pose(sim.poses, pose, robot=sim.model.name), sim.config.environment)
+        sim.set_state(q, np.zeros(sim.model.nv))
+        return sim
+
     # ------------------------------------------------------------------ state
     @property
     def q(self) -> np.ndarray:
@@ -244,11 +262,17 @@ class Simulator:
         return q.copy()
 
     # ------------------------------------------------------------------ step
-    def step(self, tau: np.ndarray | None = None, external_force: np.ndarray | None = None) -> StepResult:
+    def step(
+        self, tau: np.ndarray | None = None, external_force: np.ndarray | None = None,
+        link_wrenches: LinkWrenches | None = None,
+    ) -> StepResult:
         """Advance one step dt with joint torques tau (nj,) [N m or N] (None = zero).
 
         external_force: optional generalized force (nv,) added to τ_G, e.g. J^T F of a push
         F at a point (J from dynamics.point_jacobian) [N, N m]; not clamped.
+        link_wrenches: optional {link name: LinkWrench(wrench (6,) world axes [N, N m], point
+        (3,) in the link frame [m]) or a bare (6,) wrench at the link origin}, acting during
+        this step (simulator/link_wrenches.py); UnknownNameError lists the links.
 
         The common case (every contact sticking or new, no provider rows, every solve valid
         once the unloaded contacts are released, impacts included) runs as one compiled call
@@ -272,6 +296,9 @@ class Simulator:
             ext = np.asarray(external_force, dtype=float)
             if ext.shape != (model.nv,) or not all_finite(ext):
                 raise ValueError(f"external_force must be finite with shape ({model.nv},), got {ext.shape}")
+        if link_wrenches:
+            pushed = generalized_force(model, q, link_wrenches)
+            ext = pushed if ext is None else ext + pushed
 
         ws.update(q, v)
         rows = [p.rows(q, v) for p in self.providers]

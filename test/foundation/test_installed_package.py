@@ -121,6 +121,27 @@ def test_library_from_an_installed_copy_stands_and_walks(installed: Path, tmp_pa
     assert base_z.min() > 0.6
 
 
+def readme_example() -> str:
+    """The Python block of README.md's section "The library (no ROS)"."""
+    text = (REPO / "README.md").read_text()
+    section = text[text.index("## The library (no ROS)") :]
+    return section[section.index("```python\n") + len("```python\n") : section.index("```\n", section.index("```python"))]
+
+
+def test_readme_example_runs_from_an_installed_copy(installed: Path, tmp_path: Path) -> None:
+    example = readme_example()
+    assert "Simulator.from_urdf" in example and len(example.strip().splitlines()) <= 12
+    run = subprocess.run(
+        [sys.executable, "-c", example], cwd=tmp_path, env=_clean_env(installed), capture_output=True, text=True,
+        timeout=900,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    # pushed 200 N for 0.1 s while standing: still up on both feet, moved a little forward
+    words = run.stdout.split()
+    x, z = float(words[words.index("x") + 2]), float(words[words.index("z") + 2])
+    assert 0.0 < x < 0.1 and z > 0.8 and "2 contacts" in run.stdout
+
+
 def test_node_from_an_installed_copy_starts_standing(installed: Path, tmp_path: Path) -> None:
     rclpy = pytest.importorskip("rclpy")
     from nav_msgs.msg import Odometry
