@@ -78,7 +78,8 @@ from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import MarkerArray
 
 from humanoid_sim.contact.environment import load_environment
-from humanoid_sim.errors import UnknownNameError
+from humanoid_sim.dynamics.kinematics import frame_placement
+from humanoid_sim.errors import InvalidValueError, UnknownNameError
 from humanoid_sim.limits.range_config import load_range_of_motion, parse_range_of_motion
 from humanoid_sim.limits.range_of_motion_provider import RangeOfMotionProvider
 from humanoid_sim.model import UrdfError, load_urdf
@@ -106,6 +107,7 @@ from humanoid_sim.ros.tf_serialization import (
 )
 from humanoid_sim.ros.parameters import PARAMETER_SPECS, SPECS_BY_NAME, NodeParameters, validate_parameter, validate_parameters
 from humanoid_sim.simulator.initial_pose import pose_configuration, starting_pose
+from humanoid_sim.simulator.pushes import PushSchedule
 from humanoid_sim.simulator.simulator import SimulationError, Simulator, SimulatorConfig, StepResult
 from humanoid_sim.simulator.warm_up import warm_up
 
@@ -189,6 +191,8 @@ class SimNode(Node):
         for scenario, reason in warm.failed.items():
             self.get_logger().warning(f"warm-up scenario {scenario!r} failed ({reason}); its kernels load on first use")
         self.get_logger().info(f"physics kernels ready in {time.monotonic() - warm_start:.1f} s")
+        self.pushes = PushSchedule(model)
+        self.pushes_refused = 0
         self.tree = link_tree(model, self.urdf_xml, p.odom_frame)
         try:
             self.joint_order = joint_order_indices(p.joint_order, model.joint_names)
@@ -369,6 +373,7 @@ class SimNode(Node):
         self.create_service(Trigger, "reset", self._on_reset)
         self.create_service(SetBool, "pause", self._on_pause)
         self.create_service(Trigger, "step", self._on_step)
+        self.create_service(Trigger, "push", self._on_push)
         steady = Clock(clock_type=ClockType.STEADY_TIME)
         self._diagnostics_timer = None
         if p.diagnostics_rate > 0.0:
@@ -491,7 +496,8 @@ class SimNode(Node):
         sim = self.simulator
         start = time.perf_counter()
         try:
-            result = sim.step(self._torque())
+            wrenches = self.pushes.at(sim.t) if self.pushes.pending else None
+            result = sim.step(self._torque(), link_wrenches=wrenches)
         except SimulationError as exc:
             self._failed = str(exc)
             self._paused = True
@@ -599,7 +605,14 @@ class SimNode(Node):
         height = zmp.zmp[2] if np.isfinite(zmp.zmp[2]) else 0.0
         polygon = np.column_stack([zmp.support_polygon, np.full(len(zmp.support_polygon), height)])
         zmp_point = zmp.zmp if np.all(np.isfinite(zmp.zmp)) else None
-        self.pub_markers.publish(cv.contact_markers(ns, self.params.odom_frame, points, forces, zmp_point, polygon))
+        pushes = []
+        for push in self.pushes.active():
+            if push.start <= self.simulator.t < push.end:
+                X = frame_placement(self.model, result.q, push.link)
+                pushes.append((X[:3, :3] @ push.point + X[:3, 3], push.wrench[:3]))
+        self.pub_markers.publish(
+            cv.contact_markers(ns, self.params.odom_frame, points, forces, zmp_point, polygon, pushes=pushes)
+        )
 
     # ------------------------------------------------------------------ diagnostics
     def diagnostics_values(self) -> tuple[dict[str, object], list[str], list[str]]:
@@ -644,6 +657,9 @@ class SimNode(Node):
                 "rejected_commands": self.rejections.total,
                 **{f"rejected_{kind}": count for kind, count in self.rejections.counts.items()},
                 "command_timeout_ticks": self.timeout_ticks,
+                "pushes_applied": self.pushes.pushes_applied,
+                "pushes_refused": self.pushes_refused,
+                "pushes_acting": ", ".join(push.link for push in self.pushes.active()) or "none",
                 **self._command_age_values(),
             }
             warnings, errors = [], []
@@ -686,6 +702,7 @@ class SimNode(Node):
     def _on_reset(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
         with self._lock:
             self.simulator.set_state(self.q_initial, np.zeros(self.model.nv))
+            self.pushes.clear()
             with self._command_lock:
                 self._command[:] = 0.0
                 self._command_received = False
@@ -726,6 +743,25 @@ class SimNode(Node):
                 return response
             self._publish_state_now()
         response.success, response.message = True, f"stepped to t = {self._tick * self._ns_per_tick / 1e9:.6f} s"
+        return response
+
+    def _on_push(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
+        """Push push_link with push_wrench (odom axes) at push_point (link frame) for push_duration,
+        from the next tick on; refused with the reason for an unknown link or a bad value."""
+        p = self.params
+        with self._lock:
+            try:
+                push = self.pushes.add(p.push_link, p.push_wrench, p.push_duration, self.simulator.t, p.push_point)
+            except (UnknownNameError, InvalidValueError) as exc:
+                self.pushes_refused += 1
+                response.success, response.message = False, f"push refused: {exc}"
+                return response
+        f, n = push.wrench[:3], push.wrench[3:]
+        response.success = True
+        response.message = (
+            f"pushing {push.link!r} with force {np.round(f, 6).tolist()} N and moment {np.round(n, 6).tolist()} N m"
+            f" for {push.end - push.start:g} s"
+        )
         return response
 
     def _publish_state_now(self) -> None:

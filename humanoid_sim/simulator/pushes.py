@@ -69,6 +69,11 @@ class PushSchedule:
             link: LinkWrench(p.wrench, p.point) for link, p in self._pushes.items() if t >= p.start - TIME_SLACK_S
         }
 
+    @property
+    def pending(self) -> bool:
+        """Whether any push has not ended yet (as of the last ``at``): ``at`` is needed."""
+        return bool(self._pushes)
+
     def active(self) -> tuple[Push, ...]:
         """The pushes not yet ended (as of the last ``at``)."""
         return tuple(self._pushes.values())
