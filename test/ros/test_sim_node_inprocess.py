@@ -266,7 +266,7 @@ def test_a_physics_thread_that_cannot_hold_real_time_leaves_sched_fifo(ros, monk
     """real_time_factor 100 gives a tick 10 us of wall time: the loop never sleeps. Under
     SCHED_FIFO that would keep a CPU from every other thread, so after FIFO_SATURATED_S it
     goes back to normal scheduling, once, with one warning, and goes on running."""
-    from humanoid_sim.ros.sim_node import FIFO_SATURATED_S
+    from humanoid_sim.ros.physics_loop import FIFO_SATURATED_S
 
     if not _probe_fifo_permitted():
         pytest.skip("this process may not use SCHED_FIFO (needs root, CAP_SYS_NICE or an rtprio limit)")
