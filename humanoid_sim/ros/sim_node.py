@@ -83,6 +83,8 @@ __all__ = ["NODE_NAME", "SimNode", "StartupError", "main", "topic_token"]
 NODE_NAME = "humanoid_sim"
 # Commands queued in lockstep and fast modes; realtime mode keeps only the newest.
 COMMAND_QUEUE = 1000
+# A lock-step node re-publishes its state this often [s of wall time] until the first command.
+LOCKSTEP_REPUBLISH_S = 0.5
 # The physics thread shares the GIL with the executor thread; Python's default 5 ms switch
 # interval would let a callback hold it for 5 physics periods. 0.2 ms bounds that wait.
 GIL_SWITCH_INTERVAL_S = 0.0002
@@ -211,12 +213,28 @@ class SimNode(CommandIntake, SimServices, StatePublishing, NodeDiagnostics, Phys
         self.create_service(Trigger, "step", self._on_step)
         self.create_service(Trigger, "push", self._on_push)
         steady = Clock(clock_type=ClockType.STEADY_TIME)
+        if p.loop_mode == "lockstep":
+            # A client that subscribed after the initial state went out waits for a state before
+            # it commands: the state again every LOCKSTEP_REPUBLISH_S until the first command.
+            self.create_timer(LOCKSTEP_REPUBLISH_S, self._republish_until_commanded, clock=steady)
         self._diagnostics_timer = None
         if p.diagnostics_rate > 0.0:
             self._diagnostics_timer = self.create_timer(1.0 / p.diagnostics_rate, self._publish_diagnostics, clock=steady)
 
         self._command_layout = SerializedEffortCommand(self.model.joint_names)
         self._all_joints = np.arange(self.model.nj, dtype=np.int64)
+
+    def _republish_until_commanded(self) -> None:
+        """Lock-step only: the current state once more while no command has come since the start
+        or the last reset (and the simulation runs)."""
+        with self._lock:
+            if self._command_received or self._paused or self._failed:
+                return
+            try:
+                self._publish_state_now()
+            except Exception:  # noqa: BLE001 - the timer fired while a signal shut rclpy down
+                if rclpy.ok(context=self.context):
+                    raise
 
     # ------------------------------------------------------------------ parameters
     def _on_set_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
@@ -239,8 +257,9 @@ class SimNode(CommandIntake, SimServices, StatePublishing, NodeDiagnostics, Phys
         return SetParametersResult(successful=True)
 
     # ------------------------------------------------------------------ the tick
-    def _do_tick(self) -> StepResult | None:
-        """One physics step and the publishing due at it. Caller holds the lock."""
+    def _do_tick(self, every_state: bool = False) -> StepResult | None:
+        """One physics step and the publishing due at it (every_state: clock, joint_states,
+        odometry and tf whatever their rates, as after every lock-step tick). Caller holds the lock."""
         sim = self.simulator
         start = time.perf_counter()
         try:
@@ -259,7 +278,7 @@ class SimNode(CommandIntake, SimServices, StatePublishing, NodeDiagnostics, Phys
             self._first_tick_wall, self._first_tick = time.monotonic(), self._tick
         self._tick += 1
         self._previous_result, self._last_result = self._last_result, result
-        self._publish(result)
+        self._publish(result, every_state)
         self._tick_costs[self._tick_costs_seen % TICK_COST_WINDOW] = time.perf_counter() - start
         self._tick_costs_seen += 1
         return result

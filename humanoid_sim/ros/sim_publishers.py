@@ -124,15 +124,17 @@ class StatePublishing:
         every = self._every[topic]
         return every > 0 and self._tick % every == 0
 
-    def _publish(self, result: StepResult) -> None:
+    def _publish(self, result: StepResult, every_state: bool = False) -> None:
+        """What is due after a tick; every_state: the state topics (clock, joint_states,
+        odometry, tf) whatever their rates (lock-step ticks always, a step service call)."""
         ns = self._tick * self._ns_per_tick
-        lockstep = self.params.loop_mode == "lockstep"
+        lockstep = every_state or self.params.loop_mode == "lockstep"
         sec, nanosec = divmod(ns, cv.NANOSECONDS_PER_SECOND)
         if lockstep or self._due("clock"):
             self.pub_clock.publish(self._clock_serialized.fill(sec, nanosec))
         if lockstep or self._due("joint_states"):
             self._publish_joint_states(sec, nanosec, result.q, result.v, result.tau_applied)
-        if self._due("tf"):
+        if every_state or self._due("tf"):
             self._publish_tf(sec, nanosec, result.q)
         # The topics below cost most to build; nobody listening, nothing is built.
         if (lockstep or self._due("odometry")) and self.model.floating_base:

@@ -55,11 +55,10 @@ class SimServices:
             if self._failed:
                 response.success, response.message = False, f"simulation failed ({self._failed}); call reset first"
                 return response
-            result = self._do_tick()
+            result = self._do_tick(every_state=True)  # clock, joint_states, odometry, tf: once each
             if result is None:
                 response.success, response.message = False, self._failed
                 return response
-            self._publish_state_now()
         response.success, response.message = True, f"stepped to t = {self._tick * self._ns_per_tick / 1e9:.6f} s"
         return response
 

@@ -175,6 +175,22 @@ def test_initial_joint_positions_on_top_of_pose(ros):
         node.destroy_node()
 
 
+@pytest.mark.parametrize("loop_mode", ["lockstep", "fast"])
+def test_step_service_publishes_the_state_once(ros, loop_mode):
+    node = make_node(loop_mode=loop_mode, start_paused=True, joint_states_rate=1.0, tf_rate=1.0)
+    sent = {"joint_states": 0, "tf": 0, "clock": 0}
+    for topic, publisher in (("joint_states", node.pub_joint_states), ("tf", node.pub_tf), ("clock", node.pub_clock)):
+        original = publisher.publish
+        publisher.publish = lambda data, topic=topic, original=original: (sent.__setitem__(topic, sent[topic] + 1),
+                                                                          original(data))
+    try:
+        answer = node._on_step(Trigger.Request(), Trigger.Response())
+        assert answer.success, answer.message
+        assert sent == {"joint_states": 1, "tf": 1, "clock": 1}
+    finally:
+        node.destroy_node()
+
+
 def test_topic_token():
     from humanoid_sim.ros.sim_node import topic_token
 
