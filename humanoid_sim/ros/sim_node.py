@@ -115,6 +115,7 @@ class SimNode(CommandIntake, SimServices, StatePublishing, NodeDiagnostics, Phys
         self.params = self._declare_and_validate()
         p = self.params
         self.model, self.urdf_xml = load_robot(p)
+        self.declare_parameter("robot_description", self.urdf_xml, _descriptor("robot_description"))
         model = self.model
         self.simulator = make_simulator(p, model, self.get_logger().warning)
         self.limits = self.simulator.providers[0]
@@ -186,6 +187,12 @@ class SimNode(CommandIntake, SimServices, StatePublishing, NodeDiagnostics, Phys
     def _declare_and_validate(self) -> NodeParameters:
         values: dict[str, Any] = {}
         for spec in PARAMETER_SPECS:
+            if spec.name == "robot_description":
+                # declared once the robot is loaded, with its URDF as the value (filled from
+                # urdf_path too, for RViz's RobotModel): here only the value given, if any
+                given = self._parameter_overrides.get(spec.name)
+                values[spec.name] = given.value if given is not None else spec.default
+                continue
             try:
                 self.declare_parameter(spec.name, spec.default, _descriptor(spec.name))
             except Exception as exc:  # noqa: BLE001 - rclpy raises several types for bad overrides

@@ -7,6 +7,7 @@ Callbacks are called directly with messages, and parameters are set through rclp
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +19,8 @@ from std_msgs.msg import Float64MultiArray  # noqa: E402
 from std_srvs.srv import SetBool, Trigger  # noqa: E402
 
 from humanoid_sim.ros.sim_node import SimNode, StartupError  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -187,6 +190,16 @@ def test_step_service_publishes_the_state_once(ros, loop_mode):
         answer = node._on_step(Trigger.Request(), Trigger.Response())
         assert answer.success, answer.message
         assert sent == {"joint_states": 1, "tf": 1, "clock": 1}
+    finally:
+        node.destroy_node()
+
+
+def test_robot_description_parameter_holds_the_urdf_read_from_urdf_path(ros):
+    urdf = REPO / "urdf" / "humanoid.urdf"
+    node = make_node(urdf_path=str(urdf))
+    try:
+        assert node.get_parameter("robot_description").value == urdf.read_text()
+        assert node.describe_parameter("robot_description").read_only
     finally:
         node.destroy_node()
 
