@@ -16,7 +16,7 @@ import time
 
 import rclpy
 
-__all__ = ["FIFO_SATURATED_S", "MAX_BACKLOG_S", "PhysicsLoop"]
+__all__ = ["FIFO_CALM_GAP_S", "FIFO_RECOVERY_S", "FIFO_SATURATED_S", "MAX_BACKLOG_S", "PhysicsLoop"]
 
 # A backlog longer than this [s of wall time] is dropped in realtime mode: the loop restarts
 # its schedule instead of running a burst of catch-up ticks (counted as a schedule reset).
@@ -30,6 +30,11 @@ MAX_BACKLOG_S = 0.02
 # real_time_factor; it goes back to normal scheduling rather than keep a CPU from every other
 # thread of the machine (the controller's among them).
 FIFO_SATURATED_S = 0.5
+# Once the overrun has passed, the thread returns to SCHED_FIFO: after it has slept at least
+# every FIFO_CALM_GAP_S for FIFO_RECOVERY_S [s of wall time], doubled at each further drop
+# (so a machine that cannot hold real time does not flip the thread back and forth).
+FIFO_CALM_GAP_S = 0.1
+FIFO_RECOVERY_S = 2.0
 
 class PhysicsLoop:
     """The physics thread of SimNode (a mixin: ``self`` is the node). ``start()`` publishes the
@@ -56,6 +61,9 @@ class PhysicsLoop:
         if self.params.loop_mode == "realtime":
             self.thread_scheduling = self._raise_thread_priority(self.params.thread_priority)
             fifo = self.thread_scheduling.startswith("SCHED_FIFO")
+        fifo_granted = fifo  # whether SCHED_FIFO may be taken again after leaving it
+        drops = 0
+        calm_since = 0.0
         self._reschedule = True
         deadline = 0.0
         last_sleep = time.perf_counter()
@@ -73,21 +81,30 @@ class PhysicsLoop:
                     deadline = now
                 period = self._wall_period
                 if deadline - now > 0.0:
+                    if not fifo and fifo_granted:
+                        if now - last_sleep > FIFO_CALM_GAP_S:
+                            calm_since = now  # still overrunning: the calm starts again
+                        elif now - calm_since >= FIFO_RECOVERY_S * 2**(drops - 1):
+                            fifo = True
+                            self.thread_scheduling = self._restore_thread_priority(now - calm_since)
                     time.sleep(deadline - now)
                     last_sleep = now
                 elif fifo and now - last_sleep > FIFO_SATURATED_S:
                     fifo = False
+                    drops += 1
+                    calm_since = now
                     self.thread_scheduling = self._lower_thread_priority(now - last_sleep)
             with self._lock:
                 if self._paused:
                     continue
                 try:
-                    self._do_tick()
+                    ticked = self._do_tick() is not None
                 except Exception:  # noqa: BLE001 - publishing after rclpy shut down (SIGINT/SIGTERM)
                     if not rclpy.ok(context=self.context):
                         return
                     raise
-            if realtime:
+            if realtime and ticked:
+                self.paced_ticks += 1  # the ticks late_ticks counts among (late_tick_share <= 1)
                 deadline += period
                 finished = time.perf_counter()
                 if finished > deadline:
@@ -105,9 +122,20 @@ class PhysicsLoop:
         self.get_logger().warning(
             f"the physics thread ran {busy_s:.2f} s without sleeping: it cannot hold real_time_factor"
             f" {self.params.real_time_factor:g} here, and under SCHED_FIFO it would keep a CPU from every other"
-            " thread; it runs at normal priority from now on"
+            " thread; it runs at normal priority until the overrun has passed"
         )
         return "normal (SCHED_FIFO left: real time not held)"
+
+    def _restore_thread_priority(self, calm_s: float) -> str:
+        """Back to SCHED_FIFO at thread_priority for the calling (physics) thread, whose overrun
+        passed ``calm_s`` [s] ago. Returns how it is scheduled, for /diagnostics."""
+        priority = self.params.thread_priority
+        try:
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))
+        except OSError as exc:
+            return f"normal (SCHED_FIFO not restored: {exc.strerror or exc})"
+        self.get_logger().info(f"the physics thread holds real time again ({calm_s:.1f} s): back to SCHED_FIFO {priority}")
+        return f"SCHED_FIFO {priority} (restored)"
 
     def _raise_thread_priority(self, priority: int) -> str:
         """Put the calling (physics) thread under SCHED_FIFO at ``priority`` (0: leave it).

@@ -50,7 +50,7 @@ class NodeDiagnostics:
                 "real_time_factor_target": self.params.real_time_factor,
                 "physics_thread_scheduling": self.thread_scheduling,
                 "late_ticks": self.late_ticks,
-                "late_tick_share": self.late_ticks / ticks if ticks else 0.0,
+                "late_tick_share": self.late_ticks / self.paced_ticks if self.paced_ticks else 0.0,
                 "schedule_resets": self.schedule_resets,
                 "step_time_mean_ms": 1e3 * self.step_seconds_sum / ticks if ticks else 0.0,
                 "step_time_max_ms": 1e3 * self.step_seconds_max,
@@ -74,8 +74,8 @@ class NodeDiagnostics:
                 **self._command_age_values(),
             }
             warnings, errors = [], []
-            if ticks and self.params.loop_mode == "realtime" and self.late_ticks / ticks > 0.05:
-                warnings.append(f"{100.0 * self.late_ticks / ticks:.1f}% late ticks")
+            if self.paced_ticks and self.late_ticks / self.paced_ticks > 0.05:
+                warnings.append(f"{100.0 * self.late_ticks / self.paced_ticks:.1f}% late ticks")
             if result is not None and result.zmp.margin < 0.0:
                 warnings.append("ZMP outside the support polygon")
             if self.rejections.total:

@@ -162,6 +162,7 @@ class SimNode(CommandIntake, SimServices, StatePublishing, NodeDiagnostics, Phys
         self.timeout_ticks = 0
         # loop statistics (read by diagnostics)
         self.late_ticks = 0
+        self.paced_ticks = 0  # ticks run on the realtime schedule
         self.schedule_resets = 0
         self.thread_scheduling = "none (no physics thread)" if self.params.loop_mode == "lockstep" else "normal"
         self.step_seconds_sum = 0.0

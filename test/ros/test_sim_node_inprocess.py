@@ -204,6 +204,34 @@ def test_robot_description_parameter_holds_the_urdf_read_from_urdf_path(ros):
         node.destroy_node()
 
 
+def test_late_tick_share_counts_only_paced_ticks(ros, monkeypatch):
+    from humanoid_sim.simulator.simulator import SimulationError
+
+    node = make_node(loop_mode="realtime", real_time_factor=100.0, thread_priority=0, diagnostics_rate=0.0)
+    try:
+        node.start()  # 10 us a tick: nearly every tick is late
+        deadline = time.monotonic() + 10.0
+        while node.paced_ticks < 50 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        node.stop()
+        values, _, _ = node.diagnostics_values()
+        assert node.late_ticks > 0 and 0.0 < values["late_tick_share"] <= 1.0
+        assert values["late_tick_share"] == node.late_ticks / node.paced_ticks
+
+        def fail(*args, **kwargs):
+            raise SimulationError("mass matrix is not positive definite")
+
+        monkeypatch.setattr(node.simulator, "step", fail)
+        late, paced = node.late_ticks, node.paced_ticks
+        node.start()  # the first step fails and pauses: nothing counted, late or not
+        time.sleep(0.3)
+        node.stop()
+        assert node._failed and (node.late_ticks, node.paced_ticks) == (late, paced)
+    finally:
+        node.stop()
+        node.destroy_node()
+
+
 def test_topic_token():
     from humanoid_sim.ros.sim_node import topic_token
 
@@ -315,3 +343,35 @@ def test_a_physics_thread_that_cannot_hold_real_time_leaves_sched_fifo(ros, monk
         node.destroy_node()
     assert node.thread_scheduling == "normal (SCHED_FIFO left: real time not held)"
     assert len(warnings) == 1 and "cannot hold real_time_factor 100" in warnings[0]
+
+
+def test_sched_fifo_comes_back_when_the_overrun_passes(ros, monkeypatch):
+    """After leaving SCHED_FIFO (real_time_factor 100), real_time_factor 0.2 gives the thread
+    slack again: after FIFO_RECOVERY_S of sleeping it is back under SCHED_FIFO."""
+    from humanoid_sim.ros.physics_loop import FIFO_RECOVERY_S, FIFO_SATURATED_S
+
+    if not _probe_fifo_permitted():
+        pytest.skip("this process may not use SCHED_FIFO (needs root, CAP_SYS_NICE or an rtprio limit)")
+    from humanoid_sim.model.urdf_builder import free_box_urdf
+
+    # a box resting on the ground: ticks cost ~0.1 ms (a humanoid falling under zero torque costs ms)
+    node = make_node(robot_description=free_box_urdf(), range_of_motion_config="none", loop_mode="realtime",
+                     real_time_factor=100.0, diagnostics_rate=0.0, command_timeout=0.0)
+    infos = []
+    monkeypatch.setattr(node.get_logger(), "warning", lambda text, **_: None, raising=False)
+    monkeypatch.setattr(node.get_logger(), "info", lambda text, **_: infos.append(text), raising=False)
+    try:
+        node.start()
+        deadline = time.monotonic() + 10.0 * FIFO_SATURATED_S + 5.0
+        while not node.thread_scheduling.startswith("normal (") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert node.thread_scheduling.startswith("normal (SCHED_FIFO left")
+        assert node.set_parameters([Parameter("real_time_factor", value=0.2)])[0].successful  # 5 ms a tick: slack
+        deadline = time.monotonic() + 3.0 * FIFO_RECOVERY_S + 5.0
+        while node.thread_scheduling.startswith("normal (") and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        node.stop()
+        node.destroy_node()
+    assert node.thread_scheduling == f"SCHED_FIFO {node.params.thread_priority} (restored)"
+    assert any("back to SCHED_FIFO" in text for text in infos)
