@@ -26,9 +26,10 @@ Publishes
   diagnostics                  diagnostic_msgs/DiagnosticArray
 Services (std_srvs)
   reset (Trigger), pause (SetBool: true pauses, false resumes), step (Trigger: one tick while paused)
-
-Services (std_srvs)
   push (Trigger)               the push_* parameters' wrench on push_link for push_duration
+Services of the simulation_interfaces standard (relative to the node, as Gazebo names them)
+  ~/get_simulator_features, ~/reset_simulation, ~/get_simulation_state, ~/set_simulation_state,
+  ~/step_simulation, ~/get_entities, ~/get_entity_state, ~/set_entity_state
 
 Loop modes: ``realtime`` (a physics thread holds real_time_factor; late ticks counted),
 ``fast`` (the thread steps as fast as it can), ``lockstep`` (no thread: every valid command
@@ -72,6 +73,7 @@ from humanoid_sim.ros.process_tuning import exit_with_parent, freeze_startup_obj
 from humanoid_sim.ros.sim_diagnostics import COMMAND_AGE_WINDOW, TICK_COST_WINDOW, NodeDiagnostics
 from humanoid_sim.ros.sim_publishers import StatePublishing, topic_token  # noqa: F401 - part of this module's API
 from humanoid_sim.ros.sim_services import SimServices
+from humanoid_sim.ros.simulation_interfaces_services import SimulationInterfaces
 from humanoid_sim.ros.sim_setup import StartupError, initial_configuration, load_robot, make_simulator
 from humanoid_sim.ros.tf_serialization import SerializedEffortCommand
 from humanoid_sim.simulator.pushes import PushSchedule
@@ -103,7 +105,7 @@ def _descriptor(name: str) -> ParameterDescriptor:
     return descriptor
 
 
-class SimNode(CommandIntake, SimServices, StatePublishing, NodeDiagnostics, PhysicsLoop, Node):
+class SimNode(CommandIntake, SimServices, SimulationInterfaces, StatePublishing, NodeDiagnostics, PhysicsLoop, Node):
     """The simulation node. Construct, then ``start()``; ``stop()`` before destroying.
 
     Raises StartupError (one clear message) when the robot, a parameter or a config file
@@ -220,6 +222,7 @@ class SimNode(CommandIntake, SimServices, StatePublishing, NodeDiagnostics, Phys
         self.create_service(SetBool, "pause", self._on_pause)
         self.create_service(Trigger, "step", self._on_step)
         self.create_service(Trigger, "push", self._on_push)
+        self._make_simulation_interfaces()  # ~/reset_simulation, ~/step_simulation, ... (the standard's)
         steady = Clock(clock_type=ClockType.STEADY_TIME)
         if p.loop_mode == "lockstep":
             # A client that subscribed after the initial state went out waits for a state before

@@ -1,4 +1,5 @@
-"""The simulation node's services: reset, pause, step (std_srvs) and push.
+"""The simulation node's own services: reset, pause, step (std_srvs) and push (the
+simulation_interfaces standard's are in simulation_interfaces_services).
 
 A mixin of ``SimNode`` (humanoid_sim/ros/sim_node.py), which owns the state they change
 under its lock.
@@ -17,7 +18,8 @@ __all__ = ["SimServices"]
 class SimServices:
     """Service callbacks of SimNode (a mixin: ``self`` is the node)."""
 
-    def _on_reset(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
+    def _reset_state(self) -> None:
+        """Back to the initial state at rest (the time runs on); pushes and commands forgotten."""
         with self._lock:
             self.simulator.set_state(self.q_initial, np.zeros(self.model.nv))
             self.pushes.clear()
@@ -28,22 +30,32 @@ class SimServices:
             self._previous_result = self._last_result = None
             self._reschedule = True
             self._publish_state_now()
+
+    def _set_paused(self, pause: bool) -> str:
+        """Pause or resume; returns why it cannot resume ("" when done)."""
+        with self._lock:
+            if not pause and self._failed:
+                return f"simulation failed ({self._failed}); call reset first"
+            if self._paused and not pause:
+                self._first_tick_wall = None  # real_time_factor_total counts from this resume
+            self._paused = pause
+            self._reschedule = True
+            if not pause and self.params.loop_mode == "lockstep":
+                # A lock-step simulator ticks on commands; commands that came while it was paused
+                # answered states it no longer waits for. The state again: its answer is the next tick.
+                self._publish_state_now()
+        return ""
+
+    def _on_reset(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
+        self._reset_state()
         response.success, response.message = True, "reset to the initial state"
         return response
 
     def _on_pause(self, request: SetBool.Request, response: SetBool.Response) -> SetBool.Response:
-        with self._lock:
-            if not request.data and self._failed:
-                response.success, response.message = False, f"simulation failed ({self._failed}); call reset first"
-                return response
-            if self._paused and not request.data:
-                self._first_tick_wall = None  # real_time_factor_total counts from this resume
-            self._paused = bool(request.data)
-            self._reschedule = True
-            if not self._paused and self.params.loop_mode == "lockstep":
-                # A lock-step simulator ticks on commands; commands that came while it was paused
-                # answered states it no longer waits for. The state again: its answer is the next tick.
-                self._publish_state_now()
+        error = self._set_paused(bool(request.data))
+        if error:
+            response.success, response.message = False, error
+            return response
         response.success, response.message = True, "paused" if request.data else "running"
         return response
 
