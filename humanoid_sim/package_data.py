@@ -21,7 +21,7 @@ from pathlib import Path
 
 from humanoid_sim.errors import DataFileNotFoundError
 
-__all__ = ["PACKAGE", "package_file", "share_directories"]
+__all__ = ["PACKAGE", "ament_share_directory", "package_file", "share_directories"]
 
 PACKAGE = "humanoid_sim"
 SOURCE_ROOT = Path(__file__).resolve().parents[1]
@@ -29,15 +29,21 @@ SOURCE_ROOT = Path(__file__).resolve().parents[1]
 PACKAGE_DATA_FOLDER = "share"
 
 
-def _ament_share() -> Path | None:
+def ament_share_directory(package: str) -> Path | None:
+    """The share directory of ``package`` in the ament index, None when the index (or
+    ament_index_python) does not know it."""
     try:
         from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
     except ImportError:
         return None
     try:
-        return Path(get_package_share_directory(PACKAGE))
+        return Path(get_package_share_directory(package))
     except (PackageNotFoundError, LookupError, ValueError, OSError):
         return None
+
+
+def _ament_share() -> Path | None:
+    return ament_share_directory(PACKAGE)
 
 
 def share_directories() -> list[tuple[str, Path]]:

@@ -15,6 +15,7 @@ import ctypes
 import gc
 import os
 import signal
+from collections.abc import Callable
 
 import rclpy
 from rclpy.context import Context
@@ -47,6 +48,19 @@ def exit_with_parent(sig: int = signal.SIGINT) -> bool:
     except (OSError, AttributeError):
         return False
     return True
+
+
+def run_node_main(run: Callable[[list[str] | None], int], argv: list[str] | None) -> int:
+    """A node executable's main: ``run(argv)`` (init, spin, shutdown; returns the exit code),
+    asking for SIGINT when the starting process dies (exit_with_parent); a Ctrl-C / SIGINT
+    that comes while the node starts (compiles) or stops ends it with exit code 0 and no
+    traceback."""
+    exit_with_parent()
+    try:
+        return run(argv)
+    except KeyboardInterrupt:
+        rclpy.try_shutdown()
+        return 0
 
 
 def lower_priority(niceness: int = 10) -> None:

@@ -69,7 +69,7 @@ from humanoid_sim.ros.link_tree import link_tree
 from humanoid_sim.ros.parameters import PARAMETER_SPECS, SPECS_BY_NAME, NodeParameters, validate_parameter, validate_parameters
 from humanoid_sim.ros.command_intake import CommandIntake
 from humanoid_sim.ros.physics_loop import PhysicsLoop
-from humanoid_sim.ros.process_tuning import exit_with_parent, freeze_startup_objects, spin
+from humanoid_sim.ros.process_tuning import freeze_startup_objects, run_node_main, spin
 from humanoid_sim.ros.sim_diagnostics import COMMAND_AGE_WINDOW, TICK_COST_WINDOW, NodeDiagnostics
 from humanoid_sim.ros.sim_publishers import StatePublishing, topic_token  # noqa: F401 - part of this module's API
 from humanoid_sim.ros.sim_services import SimServices
@@ -298,12 +298,7 @@ class SimNode(CommandIntake, SimServices, SimulationInterfaces, StatePublishing,
 def main(argv: list[str] | None = None) -> int:
     """Run the node until shutdown. Returns the exit code (1 when it cannot start; 0 after
     Ctrl-C / SIGINT / SIGTERM, whenever it comes, without a traceback)."""
-    exit_with_parent()
-    try:
-        return _run(argv)
-    except KeyboardInterrupt:  # SIGINT while starting (compiling) or stopping
-        rclpy.try_shutdown()
-        return 0
+    return run_node_main(_run, argv)
 
 
 def _run(argv: list[str] | None) -> int:

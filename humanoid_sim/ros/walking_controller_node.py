@@ -76,7 +76,7 @@ from humanoid_sim.ros.conversions import (
 )
 from humanoid_sim.numba_cache import compile_notice
 from humanoid_sim.package_data import package_file
-from humanoid_sim.ros.process_tuning import exit_with_parent, freeze_startup_objects, spin
+from humanoid_sim.ros.process_tuning import freeze_startup_objects, run_node_main, spin
 from humanoid_sim.ros.tf_serialization import SerializedEffortCommand, SerializedJointState, SerializedOdometry
 from humanoid_sim.simulator.initial_pose import load_initial_poses, pose_configuration
 from humanoid_sim.ros.parameters import ParameterSpec
@@ -623,12 +623,7 @@ class WalkingControllerNode(Node):
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``walking_controller`` executable; returns the exit code (0 after
     Ctrl-C / SIGINT / SIGTERM, whenever it comes, without a traceback)."""
-    exit_with_parent()
-    try:
-        return _run(argv)
-    except KeyboardInterrupt:  # SIGINT while starting (compiling) or stopping
-        rclpy.try_shutdown()
-        return 0
+    return run_node_main(_run, argv)
 
 
 def _run(argv: list[str] | None) -> int:
