@@ -57,8 +57,8 @@ fi
 # 3. Interface packages no registry ships (tf2_msgs, simulation_interfaces): built from
 #    tools/<name> into the venv when the package is not importable.
 build_interfaces() {
-  local name="$1"
-  "$VENV/bin/python" -c "import $name.msg" >/dev/null 2>&1 && return 0
+  local name="$1" check="$2"  # check: a module the package must provide
+  "$VENV/bin/python" -c "import $check" >/dev/null 2>&1 && return 0
   log "building the $name interface package into the venv"
   command -v cmake >/dev/null 2>&1 || apt_install cmake
   command -v g++ >/dev/null 2>&1 || apt_install g++ make
@@ -80,10 +80,10 @@ build_interfaces() {
       -DPython3_EXECUTABLE="$VENV/bin/python" -DBUILD_TESTING=OFF >cmake.log 2>&1 &&
     PATH="$VENV/bin:$PATH" make -j"$(nproc)" >make.log 2>&1 && make install >install.log 2>&1
   ) || { log "$name build failed; see $build_dir/*.log"; tail -30 "$build_dir"/*.log; exit 1; }
-  "$VENV/bin/python" -c "import $name.msg" || { log "$name still not importable"; exit 1; }
+  "$VENV/bin/python" -c "import $check" || { log "$name still not importable"; exit 1; }
 }
-build_interfaces tf2_msgs
-build_interfaces simulation_interfaces
+build_interfaces tf2_msgs tf2_msgs.msg
+build_interfaces simulation_interfaces simulation_interfaces.action
 
 # 4. humanoid_sim itself (with its share/ files and ament index entry), when its files change.
 PKG_STAMP="$VENV/.stamp-package"

@@ -29,7 +29,7 @@ Services (std_srvs)
   push (Trigger)               the push_* parameters' wrench on push_link for push_duration
 Services of the simulation_interfaces standard (relative to the node, as Gazebo names them)
   ~/get_simulator_features, ~/reset_simulation, ~/get_simulation_state, ~/set_simulation_state,
-  ~/step_simulation, ~/get_entities, ~/get_entity_state, ~/set_entity_state
+  ~/step_simulation, ~/get_entities, ~/get_entity_state, ~/set_entity_state; action ~/simulate_steps
 
 Loop modes: ``realtime`` (a physics thread holds real_time_factor; late ticks counted),
 ``fast`` (the thread steps as fast as it can), ``lockstep`` (no thread: every valid command

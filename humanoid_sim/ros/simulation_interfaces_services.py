@@ -5,12 +5,13 @@ for the default node name).
 A mixin of ``SimNode`` (humanoid_sim/ros/sim_node.py). Served: GetSimulatorFeatures (what is
 listed here and nothing else), ResetSimulation (state; the simulation time runs on, as with the
 std_srvs reset, so SCOPE_TIME is not supported), Get/SetSimulationState (playing, paused,
-stopped = paused and reset), StepSimulation (one or more ticks while paused), GetEntities
+stopped = paused and reset), StepSimulation and the SimulateSteps action (one or more ticks
+while paused; the action with feedback after each), GetEntities
 (the robot and the environment's elements, by name regular expression and category),
 GetEntityState (ground truth in odom) and SetEntityState (the robot's base pose and twist).
 Entities: the robot (its URDF name, CATEGORY_ROBOT) and the ground and static boxes of the
-environment (CATEGORY_STATIC_OBJECT, never moving). Spawning, deleting, worlds, tags, bounds
-and the SimulateSteps action are not served (not listed as features).
+environment (CATEGORY_STATIC_OBJECT, never moving). Spawning, deleting, worlds, tags and
+bounds are not served (not listed as features).
 """
 
 from __future__ import annotations
@@ -31,6 +32,11 @@ from simulation_interfaces.srv import (
     StepSimulation,
 )
 
+try:  # the action, where this simulation_interfaces has it (2.x)
+    from simulation_interfaces.action import SimulateSteps
+except ImportError:  # pragma: no cover - older distributions
+    SimulateSteps = None
+
 from humanoid_sim.contact.environment import rpy_to_rotation
 from humanoid_sim.dynamics.spatial import quaternion_to_rotation, rotation_to_quaternion
 from humanoid_sim.ros import conversions as cv
@@ -48,7 +54,7 @@ FEATURES = (
     SimulatorFeatures.SIMULATION_STATE_PAUSE,
     SimulatorFeatures.STEP_SIMULATION_SINGLE,
     SimulatorFeatures.STEP_SIMULATION_MULTIPLE,
-)
+) + ((SimulatorFeatures.STEP_SIMULATION_ACTION,) if SimulateSteps is not None else ())
 # StepSimulation's largest request (a service call should answer within seconds).
 MAX_STEPS = 100_000
 
@@ -107,6 +113,10 @@ class SimulationInterfaces:
             (SetEntityState, "set_entity_state", self._si_set_entity_state),
         ):
             self.create_service(srv_type, f"~/{name}", callback)
+        if SimulateSteps is not None:
+            from rclpy.action import ActionServer
+
+            self._simulate_steps_server = ActionServer(self, SimulateSteps, "~/simulate_steps", self._si_simulate_steps)
 
     def _entities(self) -> dict[str, int]:
         """Entity name -> EntityCategory: the robot, then the environment's elements."""
@@ -172,6 +182,29 @@ class SimulationInterfaces:
                     return response
         response.result = _result(Result.RESULT_OK)
         return response
+
+    def _si_simulate_steps(self, goal_handle):
+        """SimulateSteps: ``steps`` ticks of a paused simulation, feedback after each."""
+        steps = goal_handle.request.steps
+        result = SimulateSteps.Result()
+        feedback = SimulateSteps.Feedback()
+        if not self._paused or not 1 <= steps <= MAX_STEPS:
+            reason = "not paused: pause the simulation first" if not self._paused else f"steps must be 1..{MAX_STEPS}"
+            result.result = _result(Result.RESULT_OPERATION_FAILED, reason)
+            goal_handle.abort()
+            return result
+        for k in range(steps):
+            with self._lock:
+                ticked = not self._failed and self._do_tick(every_state=k == steps - 1) is not None
+            if not ticked:
+                result.result = _result(Result.RESULT_OPERATION_FAILED, f"step {k + 1} failed: {self._failed}")
+                goal_handle.abort()
+                return result
+            feedback.completed_steps, feedback.remaining_steps = k + 1, steps - k - 1
+            goal_handle.publish_feedback(feedback)
+        result.result = _result(Result.RESULT_OK)
+        goal_handle.succeed()
+        return result
 
     def _si_entities(self, request: GetEntities.Request, response: GetEntities.Response):
         filters = request.filters

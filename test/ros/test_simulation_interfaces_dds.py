@@ -62,11 +62,32 @@ def test_simulation_interfaces_services(ros):
         assert state.result.result == OK and state.state.state == SimulationState.STATE_PAUSED
 
         # stepping: exactly the asked ticks, published once at the end
-        assert listener.spin_until(lambda: m["clock"], 10.0, process)
+        assert call(StepSimulation, "step_simulation", StepSimulation.Request(steps=1)).result.result == OK
+        assert listener.spin_until(lambda: m["clock"], 10.0, process)  # the state after one tick
         before = nanoseconds_from_stamp(m["clock"][-1].clock)
+        assert before == 1_000_000
         answer = call(StepSimulation, "step_simulation", StepSimulation.Request(steps=25))
         assert answer.result.result == OK, answer.result.error_message
         assert listener.spin_until(lambda: nanoseconds_from_stamp(m["clock"][-1].clock) == before + 25_000_000, 10.0)
+
+        # the SimulateSteps action: feedback after each step, then the result
+        assert SimulatorFeatures.STEP_SIMULATION_ACTION in features
+        from rclpy.action import ActionClient
+        from simulation_interfaces.action import SimulateSteps
+
+        client = ActionClient(listener.node, SimulateSteps, listener.topic("humanoid_sim/simulate_steps"))
+        assert client.wait_for_server(timeout_sec=10.0)
+        feedback = []
+        goal = client.send_goal_async(SimulateSteps.Goal(steps=10), feedback_callback=lambda f: feedback.append(f.feedback))
+        assert listener.spin_until(goal.done, 10.0) and goal.result().accepted
+        result = goal.result().get_result_async()
+        assert listener.spin_until(result.done, 20.0)
+        assert result.result().result.result.result == OK
+        assert listener.spin_until(lambda: nanoseconds_from_stamp(m["clock"][-1].clock) == before + 35_000_000, 10.0)
+        listener.spin_for(0.2)
+        assert [(f.completed_steps, f.remaining_steps) for f in feedback][-1] == (10, 0)
+        assert 0 < len(feedback) <= 10
+        client.destroy()
 
         # entities: the robot and the environment's elements; filters by regular expression and category
         elements = list(load_environment(package_file("config/environment.yaml")).element_names())
