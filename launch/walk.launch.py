@@ -27,12 +27,14 @@ without torques.
 from pathlib import Path
 
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, RegisterEventHandler
+from launch.actions import DeclareLaunchArgument, OpaqueFunction, RegisterEventHandler
 from launch.conditions import IfCondition
 from launch.event_handlers import OnProcessIO
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
+
+from humanoid_sim.ros.launch_checks import require_rviz_when_asked
 
 
 def package_share() -> Path:
@@ -108,6 +110,7 @@ def generate_launch_description() -> LaunchDescription:
             _argument("rviz", "false",
                       "start RViz with config/humanoid_sim.rviz (robot, tf, contact wrenches, ZMP, polygon)"),
             _argument("use_sim_time", "true", "the simulator and RViz follow the simulator's /clock instead of the wall clock"),
+            OpaqueFunction(function=require_rviz_when_asked),  # before any node: a failure leaves none behind
             controller,
             RegisterEventHandler(
                 OnProcessIO(

@@ -64,7 +64,7 @@ from humanoid_sim.ros.conversions import (
     joint_arrays_from_joint_state,
     nanoseconds_from_stamp,
 )
-from humanoid_sim.ros.package_data import package_file
+from humanoid_sim.package_data import package_file
 from humanoid_sim.ros.process_tuning import lower_priority, make_executor
 from humanoid_sim.ros.walking_controller_node import (
     CMD_VEL_TOPIC,
