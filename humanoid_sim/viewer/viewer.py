@@ -214,6 +214,7 @@ class Viewer:
     # ------------------------------------------------------------------ sender thread
     def _send_loop(self) -> None:
         last_text = 0.0
+        drawn_t = shown_t = math.nan
         failed = False
         while not self._closing.is_set():
             started = time.perf_counter()
@@ -221,9 +222,10 @@ class Viewer:
                 frame = self._take_frames()
                 if frame is not None:
                     self.scene.draw(frame)
-                    if started - last_text >= CLOCK_TEXT_PERIOD_S:
-                        last_text = started
-                        self._time_text.value = f"{frame.t:.3f} s"
+                    drawn_t = frame.t
+                if drawn_t != shown_t and (started - last_text >= CLOCK_TEXT_PERIOD_S or frame is None):
+                    last_text, shown_t = started, drawn_t
+                    self._time_text.value = f"{drawn_t:.3f} s"
             except Exception as exc:  # noqa: BLE001 - the view must never stop the simulation
                 if not failed:
                     _log.warning("the view could not draw a frame (%s); it keeps trying", exc)
