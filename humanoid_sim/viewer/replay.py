@@ -8,6 +8,8 @@ it back in any browser, offline, with play, pause and seek.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,7 +28,8 @@ def replay_html(frames: Sequence[ViewFrame], batches: Sequence[VisualBatch], env
 
     if not frames:
         raise ValueError("a replay needs at least one frame")
-    server = viser.ViserServer(host="127.0.0.1", port=0, label="humanoid_sim replay", verbose=False)
+    with contextlib.redirect_stdout(io.StringIO()):  # viser prints its address: nobody connects to this one
+        server = viser.ViserServer(host="127.0.0.1", port=0, label="humanoid_sim replay", verbose=False)
     try:
         scene = RobotScene(server, batches, environment, force_scale, frames[0])
         serializer = server.get_scene_serializer()
