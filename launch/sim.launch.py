@@ -1,9 +1,10 @@
 """Launch the humanoid_sim simulation node with the bundled humanoid (and optionally RViz).
 
     ros2 launch humanoid_sim sim.launch.py [urdf:=/path/robot.urdf] [rviz:=true|false] [use_sim_time:=true|false]
+        [viewer:=true|false]
 
 Manifest:
-  node  humanoid_sim/sim_node   parameters: config/sim_node.yaml, urdf_path:=<urdf>, use_sim_time
+  node  humanoid_sim/sim_node   parameters: config/sim_node.yaml, urdf_path:=<urdf>, use_sim_time, viewer
   node  rviz2/rviz2             config/humanoid_sim.rviz, only when rviz:=true
 """
 
@@ -32,6 +33,7 @@ def generate_launch_description() -> LaunchDescription:
     urdf = LaunchConfiguration("urdf")
     rviz = LaunchConfiguration("rviz")
     use_sim_time = LaunchConfiguration("use_sim_time")
+    viewer = LaunchConfiguration("viewer")
     return LaunchDescription(
         [
             DeclareLaunchArgument(
@@ -49,6 +51,11 @@ def generate_launch_description() -> LaunchDescription:
                 default_value="true",
                 description="nodes follow the simulator's /clock instead of the wall clock",
             ),
+            DeclareLaunchArgument(
+                "viewer",
+                default_value="false",
+                description="serve a live 3D view in a web browser (no RViz needed): http://127.0.0.1:8080",
+            ),
             Node(
                 package="humanoid_sim",
                 executable="sim_node",
@@ -59,6 +66,7 @@ def generate_launch_description() -> LaunchDescription:
                     {
                         "urdf_path": ParameterValue(urdf, value_type=str),
                         "use_sim_time": ParameterValue(use_sim_time, value_type=bool),
+                        "viewer": ParameterValue(viewer, value_type=bool),
                     },
                 ],
             ),

@@ -104,6 +104,7 @@ from humanoid_sim.ros.tf_serialization import (
     SerializedWrench,
 )
 from humanoid_sim.ros.parameters import PARAMETER_SPECS, SPECS_BY_NAME, NodeParameters, validate_parameter, validate_parameters
+from humanoid_sim.ros.viewer_bridge import close_viewer, start_viewer
 from humanoid_sim.simulator.simulator import SimulationError, Simulator, SimulatorConfig, StepResult
 from humanoid_sim.simulator.warm_up import warm_up
 
@@ -235,6 +236,7 @@ class SimNode(Node):
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self._thread: threading.Thread | None = None
         self._running = threading.Event()
+        self.viewer = start_viewer(self)  # parameters viewer, viewer_record (humanoid_sim/ros/viewer_bridge.py)
 
     # ------------------------------------------------------------------ setup
     def _declare_and_validate(self) -> NodeParameters:
@@ -496,6 +498,8 @@ class SimNode(Node):
         self._tick += 1
         self._previous_result, self._last_result = self._last_result, result
         self._publish(result)
+        if self.viewer is not None:
+            self.viewer.update(result)
         self._tick_costs[self._tick_costs_seen % TICK_COST_WINDOW] = time.perf_counter() - start
         self._tick_costs_seen += 1
         return result
@@ -745,6 +749,8 @@ class SimNode(Node):
         if self._thread is not None:
             self._thread.join(timeout=5.0)
             self._thread = None
+        close_viewer(self, self.viewer)
+        self.viewer = None
 
     def _loop(self) -> None:
         fifo = False
