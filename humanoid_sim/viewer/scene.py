@@ -44,6 +44,7 @@ COLORS = {
 }
 OVERLAY_LIFT = 0.003  # [m] the ground overlay is drawn this high above the ground (no z-fighting)
 CAMERA_OFFSET = (2.2, -2.6, 0.7)  # [m] of the initial camera from the CoM
+ROBOT_OPACITY = 0.75  # the contact overlay (forces, p_v, ZMP, CoM) shows through the robot
 ENVIRONMENT_LIGHT = 0.35  # intensity of the image-based light (viser default 1)
 GROUND_EXTENT = 12.0  # [m] side of the drawn ground square around the origin
 _HIDDEN = np.zeros((1, 3), dtype=np.float32)
@@ -101,7 +102,8 @@ class RobotScene:
                     f"/robot/batch_{i}", batch.vertices, batch.faces,
                     batched_wxyzs=first.wxyz[members], batched_positions=first.positions[members],
                     batched_scales=batch.scales, batched_colors=_linear_rgb(batch.colors),
-                    opacity=None if batch.opacity >= 1.0 else batch.opacity, side="double", lod="off",
+                    opacity=ROBOT_OPACITY * batch.opacity, side="front" if np.all(batch.scales > 0) else "double",
+                    lod="off",
                 )
             )
         self._points = scene.add_point_cloud("/contacts/points", _HIDDEN, COLORS["contact"], point_size=0.025, visible=False)

@@ -83,6 +83,11 @@ class HeadlessChromium:
         result = self._call("Runtime.evaluate", expression=expression, returnByValue=True)
         return result.get("result", {}).get("value")
 
+    def press_space(self) -> None:
+        """Press and release the space bar in the page."""
+        for kind in ("keyDown", "keyUp"):
+            self._call("Input.dispatchKeyEvent", type=kind, key=" ", code="Space", windowsVirtualKeyCode=32, text=" ")
+
     def screenshot(self, path: Path) -> Path:
         """Write a PNG of the page."""
         data = self._call("Page.captureScreenshot", format="png")["data"]

@@ -58,7 +58,7 @@ def test_live_view_and_replay_draw_the_robot_in_chromium(standing, tmp_path):
     skin = np.round(viewer.visuals[0].rgba[:3] * 255.0)
     try:
         assert viewer.url.startswith("http://127.0.0.1:")
-        run_steps(sim, controller, viewer, 2000)  # 2 s: the replay loops, and fades its scene in at each start
+        run_steps(sim, controller, viewer, 2000)
         with HeadlessChromium() as browser:
             browser.open(viewer.url)
             mask = wait_for_robot(browser, tmp_path / "live.png", skin)
@@ -72,6 +72,10 @@ def test_live_view_and_replay_draw_the_robot_in_chromium(standing, tmp_path):
     replay = viewer.save_replay(tmp_path / "replay.html")
     with HeadlessChromium() as browser:  # a file: URL, no server running
         browser.open(replay.resolve().as_uri())
+        time.sleep(5.0)
+        # the replay loops, and fades its scene in again at each start: software WebGL draws a few
+        # frames per second, too few to finish the fade in a 2 s loop. Paused (space bar), it does.
+        browser.press_space()
         mask = wait_for_robot(browser, tmp_path / "replay.png", skin)
         assert central(mask).sum() >= 1500, f"replay: robot colour on {central(mask).sum()} central pixels only"
 
