@@ -59,10 +59,12 @@ with connect(sys.argv[1], subprotocols=[f"viser-v{viser.__version__}"], max_size
 """
 
 
-def run_real_time_round(
-    sim: Simulator, controller: HoldingController, q0: np.ndarray, steps: int, viewer: Viewer | None
-) -> float:
-    """CPU seconds of the whole process per simulated second, the loop held to real time."""
+def run_round(
+    sim: Simulator, controller: HoldingController, q0: np.ndarray, steps: int, viewer: Viewer | None,
+    real_time: bool = False,
+) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the whole process: every thread) per step of one round from
+    q0; real_time: each step waits for its millisecond of wall time."""
     sim.set_state(q0, np.zeros(sim.model.nv))
     controller.reset(q0)
     wall, cpu = time.perf_counter(), time.process_time()
@@ -71,22 +73,8 @@ def run_real_time_round(
         if viewer is not None:
             viewer.update(result)
         ahead = wall + (k + 1) * DT - time.perf_counter()
-        if ahead > 0.0:
+        if real_time and ahead > 0.0:
             time.sleep(ahead)
-    return (time.process_time() - cpu) / (steps * DT)
-
-
-def run_round(
-    sim: Simulator, controller: HoldingController, q0: np.ndarray, steps: int, viewer: Viewer | None
-) -> tuple[float, float]:
-    """(wall seconds, CPU seconds of the whole process: every thread) per step of one round from q0."""
-    sim.set_state(q0, np.zeros(sim.model.nv))
-    controller.reset(q0)
-    wall, cpu = time.perf_counter(), time.process_time()
-    for _ in range(steps):
-        result = sim.step(controller.update(sim.t, sim.q, sim.v))
-        if viewer is not None:
-            viewer.update(result)
     return (time.perf_counter() - wall) / steps, (time.process_time() - cpu) / steps
 
 
@@ -106,8 +94,8 @@ def main(rounds: int = 6, steps: int = 3000) -> None:
     without, with_view, rt_without, rt_with = [], [], [], []
     try:
         for _ in range(rounds):
-            rt_without.append(run_real_time_round(sim, controller, q0, steps, None))
-            rt_with.append(run_real_time_round(sim, controller, q0, steps, viewer))
+            rt_without.append(run_round(sim, controller, q0, steps, None, real_time=True)[1] / DT)  # CPU s per s
+            rt_with.append(run_round(sim, controller, q0, steps, viewer, real_time=True)[1] / DT)
         load_rt = os.getloadavg()
         for _ in range(rounds):
             without.append(run_round(sim, controller, q0, steps, None))

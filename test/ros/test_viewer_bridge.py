@@ -3,26 +3,10 @@ browser's pause box, and writes the recording when the node stops (real rclpy no
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
-rclpy = pytest.importorskip("rclpy", reason="rclpy is not installed (run scripts/setup.sh)")
-from rclpy.parameter import Parameter  # noqa: E402
-
-from humanoid_sim.ros.sim_node import SimNode  # noqa: E402
-
-
-@pytest.fixture
-def ros():
-    rclpy.init()
-    yield
-    rclpy.try_shutdown()
-
-
-def make_node(**overrides) -> SimNode:
-    parameters = [Parameter(name, value=value) for name, value in overrides.items()]
-    return SimNode(f"viewer_{time.monotonic_ns()}", parameter_overrides=parameters)
+pytest.importorskip("rclpy", reason="rclpy is not installed (run scripts/setup.sh)")
+from test_sim_node_inprocess import make_node, ros  # noqa: E402, F401 - the in-process node and its fixture
 
 
 def test_no_view_unless_asked(ros):
