@@ -65,7 +65,7 @@ class ViewerConfig:
 
     host: str = "127.0.0.1"
     port: int = 8080
-    fps: float = 20.0
+    fps: float = 15.0
     playback: str = "realtime"
     real_time_factor: float = 1.0
     record: bool = False
