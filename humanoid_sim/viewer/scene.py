@@ -67,8 +67,10 @@ def _wxyz(R: np.ndarray) -> np.ndarray:
 class RobotScene:
     """Builds the scene in ``server`` (a viser.ViserServer) and draws ViewFrames into it.
 
-    force_scale: arrow length per newton [m/N]. ground_height: z of the ground [m] (the
-    support polygon and the CoM projection are drawn there)."""
+    batches: the robot's visuals (humanoid_sim.viewer.triangles). force_scale: arrow length
+    per newton [m/N]. first: the frame drawn first; the browser's initial camera looks at its
+    CoM. The support polygon, ZMP and CoM projection are drawn on the ground (its height, or
+    z = 0 without a ground)."""
 
     def __init__(
         self, server: Any, batches: Sequence[VisualBatch], environment: Environment, force_scale: float, first: ViewFrame

@@ -200,11 +200,15 @@ class Viewer:
         self._realtime = playback == "realtime"
         self._clock = None
 
+    def _on_pause_box(self, _event: Any) -> None:
+        if self._pause_box.value != self._paused:
+            self.pause(self._pause_box.value)
+
     def _make_panel(self) -> None:
         gui = self.server.gui
         self._time_text = gui.add_text("Simulated time", initial_value="0.000 s", disabled=True)
         self._pause_box = gui.add_checkbox("Pause", initial_value=False)
-        self._pause_box.on_update(lambda _event: self.pause(self._pause_box.value) if self._pause_box.value != self._paused else None)
+        self._pause_box.on_update(self._on_pause_box)
         if self._on_pause is None:
             labels = tuple(_PLAYBACK_LABELS.values())
             playback = gui.add_dropdown("Playback", labels, initial_value=_PLAYBACK_LABELS[self.config.playback])
