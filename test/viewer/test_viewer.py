@@ -101,3 +101,12 @@ def test_nothing_recorded_and_bad_configs_are_refused(standing):
     ]:
         with pytest.raises(ValueError, match=message):
             ViewerConfig(**bad)
+
+
+def test_without_a_urdf_the_collision_shapes_are_drawn(standing):
+    sim, controller = standing
+    with Viewer(sim, None, ViewerConfig(port=0, playback="fast", record=True)) as viewer:
+        run_steps(sim, controller, viewer, 100)
+    assert len(viewer.visuals) == len(sim.model.collision_shapes)
+    assert sum(len(b.members) for b in viewer.batches) == len(viewer.visuals)
+    assert viewer.recording[-1].positions.shape == (len(viewer.visuals), 3)
