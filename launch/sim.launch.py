@@ -1,9 +1,10 @@
 """Launch the humanoid_sim simulation node with the bundled humanoid (and optionally RViz).
 
     ros2 launch humanoid_sim sim.launch.py [urdf:=/path/robot.urdf] [rviz:=false|true] [use_sim_time:=true|false]
+        [viewer:=true|false]
 
 Manifest:
-  node  humanoid_sim/sim_node   parameters: config/sim_node.yaml, urdf_path:=<urdf>, use_sim_time
+  node  humanoid_sim/sim_node   parameters: config/sim_node.yaml, urdf_path:=<urdf>, use_sim_time, viewer
   node  rviz2/rviz2             config/humanoid_sim.rviz, only when rviz:=true
 
 rviz:=true on a machine without the rviz2 package stops the launch with one line saying so,
@@ -40,6 +41,7 @@ def generate_launch_description() -> LaunchDescription:
     urdf = LaunchConfiguration("urdf")
     rviz = LaunchConfiguration("rviz")
     use_sim_time = LaunchConfiguration("use_sim_time")
+    viewer = LaunchConfiguration("viewer")
     simulator = Node(
         package="humanoid_sim",
         executable="sim_node",
@@ -50,6 +52,7 @@ def generate_launch_description() -> LaunchDescription:
             {
                 "urdf_path": ParameterValue(urdf, value_type=str),
                 "use_sim_time": ParameterValue(use_sim_time, value_type=bool),
+                "viewer": ParameterValue(viewer, value_type=bool),
             },
         ],
     )
@@ -69,6 +72,11 @@ def generate_launch_description() -> LaunchDescription:
                 "use_sim_time",
                 default_value="true",
                 description="nodes follow the simulator's /clock instead of the wall clock",
+            ),
+            DeclareLaunchArgument(
+                "viewer",
+                default_value="false",
+                description="serve a live 3D view in a web browser (no RViz needed): http://127.0.0.1:8080",
             ),
             OpaqueFunction(function=require_rviz_when_asked),
             simulator,

@@ -85,6 +85,11 @@ build_interfaces() {
 build_interfaces tf2_msgs tf2_msgs.msg
 build_interfaces simulation_interfaces simulation_interfaces.action
 
+# 3b. Chromium, headless: the browser view's test screenshots the scene with it (skipped without).
+if ! command -v chromium >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1; then apt_install chromium; else log "no chromium and no apt-get: the browser view's test will be skipped"; fi
+fi
+
 # 4. humanoid_sim itself (with its share/ files and ament index entry), when its files change.
 PKG_STAMP="$VENV/.stamp-package"
 pkg_hash="$(git ls-files -co --exclude-standard setup.py setup.cfg package.xml resource \

@@ -148,6 +148,15 @@ PARAMETER_SPECS: tuple[ParameterSpec, ...] = (
         "rejection_log_period", 2.0, "at most one log line per this many seconds about rejected commands [s]",
         low=0.0, high=3600.0, unit="s",
     ),
+    # the browser view (humanoid_sim.viewer; humanoid_sim/ros/viewer_bridge.py)
+    ParameterSpec("viewer", False, "serve a live 3D view of the simulation to a web browser (viser)", read_only=True),
+    ParameterSpec("viewer_host", "127.0.0.1", "address the view listens on (0.0.0.0: every interface)", read_only=True),
+    ParameterSpec("viewer_port", 8080, "port of the view (taken: the next free one; 0: any free port)", low=0, high=65535, read_only=True),
+    ParameterSpec(
+        "viewer_record", "",
+        "file to write the run to when the node stops: a self-contained HTML replay, with an animated GIF"
+        " beside it (same name, .gif); empty: no recording. Works with viewer false too", read_only=True,
+    ),
 )
 
 SPECS_BY_NAME: dict[str, ParameterSpec] = {spec.name: spec for spec in PARAMETER_SPECS}
@@ -189,6 +198,10 @@ class NodeParameters:
     push_point: tuple[float, ...]
     push_duration: float
     rejection_log_period: float
+    viewer: bool
+    viewer_host: str
+    viewer_port: int
+    viewer_record: str
 
 
 def _is_number(value: Any) -> bool:

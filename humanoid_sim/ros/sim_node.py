@@ -78,6 +78,7 @@ from humanoid_sim.ros.sim_setup import StartupError, initial_configuration, load
 from humanoid_sim.ros.tf_serialization import SerializedEffortCommand
 from humanoid_sim.simulator.pushes import PushSchedule
 from humanoid_sim.simulator.simulator import SimulationError, StepResult
+from humanoid_sim.ros.viewer_bridge import close_viewer, start_viewer
 from humanoid_sim.simulator.warm_up import warm_up
 
 __all__ = ["NODE_NAME", "SimNode", "StartupError", "main", "topic_token"]
@@ -185,6 +186,13 @@ class SimNode(CommandIntake, SimServices, SimulationInterfaces, StatePublishing,
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self._thread: threading.Thread | None = None
         self._running = threading.Event()
+        self.viewer = start_viewer(self)  # parameters viewer, viewer_record (humanoid_sim/ros/viewer_bridge.py)
+
+    def stop(self) -> None:
+        """Stop the physics thread, then the browser view (its recording is written here)."""
+        super().stop()
+        close_viewer(self, self.viewer)
+        self.viewer = None
 
     # ------------------------------------------------------------------ setup
     def _declare_and_validate(self) -> NodeParameters:
@@ -290,6 +298,8 @@ class SimNode(CommandIntake, SimServices, SimulationInterfaces, StatePublishing,
         self._tick += 1
         self._previous_result, self._last_result = self._last_result, result
         self._publish(result, every_state)
+        if self.viewer is not None:
+            self.viewer.update(result)
         self._tick_costs[self._tick_costs_seen % TICK_COST_WINDOW] = time.perf_counter() - start
         self._tick_costs_seen += 1
         return result
