@@ -136,7 +136,9 @@ class WorldSpec:
 class ControllerSpec:
     """kind: stand | walk | python; class_path: "module:Class" for python; control_dt [s] or
     None (default of the kind); command: (vx [m/s], vy [m/s], yaw_rate [rad/s]) given at
-    command_time_s [s]; parameters: (name, value) pairs; walking_config: a walking YAML."""
+    command_time_s [s]; parameters: (name, value) pairs; walking_config: a walking YAML;
+    search_dir: a folder where the python controller's module is also looked for (the
+    campaign file's)."""
 
     kind: str = "stand"
     class_path: str | None = None
@@ -145,6 +147,7 @@ class ControllerSpec:
     command_time_s: float = 0.0
     parameters: tuple[tuple[str, Any], ...] = ()
     walking_config: str | None = None
+    search_dir: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in CONTROLLER_KINDS:
@@ -186,7 +189,8 @@ class Campaign:
         files = {"urdf": self.robot.urdf, "environment": self.world.environment,
                  "walking_config": self.controller.walking_config}
         payload = {"duration_s": self.duration_s, "initial_pose": self.robot.initial_pose,
-                   "controller": {**asdict(self.controller), "walking_config": None}, "fall": asdict(self.fall),
+                   "controller": {**asdict(self.controller), "walking_config": None, "search_dir": None},
+                   "fall": asdict(self.fall),
                    "physics_dt": self.world.physics_dt, "terrains": repr(self.world.terrains)}
         for what, path in files.items():
             payload[what] = None if path is None else hashlib.sha256(Path(path).read_bytes()).hexdigest()
@@ -265,6 +269,7 @@ def campaign_from_dict(data: Mapping[str, Any], base_dir: Path | str = ".") -> C
         command_time_s=_number(c_raw.get("command_time_s", 0.0), "campaign.controller.command_time_s"),
         parameters=tuple(sorted((str(k), v) for k, v in params.items())),
         walking_config=None if walking_config is None else str(resolve_path(str(walking_config), base_dir)),
+        search_dir=str(base_dir.resolve()),
     )
 
     f_raw = _check_keys(top.get("fall"), "campaign.fall", _FALL)
@@ -295,6 +300,10 @@ def campaign_from_dict(data: Mapping[str, Any], base_dir: Path | str = ".") -> C
     campaign = Campaign(name=name, duration_s=duration, robot=robot, world=world, controller=controller, fall=fall,
                         base=tuple(sorted(base.items())), space=space, seed=seed)
     _check_terrain_names(campaign)
+    try:
+        campaign.runs()  # every combination is a valid scenario
+    except ScenarioError as exc:
+        raise CampaignFileError(str(exc)) from None
     return campaign
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import sys
 from typing import Any, Mapping, Protocol
 
 import numpy as np
@@ -47,12 +48,16 @@ class RunController(Protocol):
 
     def reset(self, q: np.ndarray, v: np.ndarray, t: float) -> None: ...
 
-    def update(self, t: float, q: np.ndarray, v: np.ndarray, contact_info: Mapping[str, bool] | None) -> np.ndarray: ...
+    def update(self, t: float, q: np.ndarray, v: np.ndarray,
+               contact_info: Mapping[str, bool] | None) -> np.ndarray: ...
 
 
-def import_controller_class(path: str) -> type:
-    """The class named "package.module:ClassName" (or "package.module.ClassName").
-    Raises CampaignFileError saying what could not be imported."""
+def import_controller_class(path: str, search_dir: str | None = None) -> type:
+    """The class named "package.module:ClassName" (or "package.module.ClassName"); a module in
+    search_dir (the campaign file's folder) is found too. Raises CampaignFileError saying
+    what could not be imported."""
+    if search_dir is not None and search_dir not in sys.path:
+        sys.path.append(search_dir)
     module_name, sep, class_name = path.partition(":")
     if not sep:
         module_name, _, class_name = path.rpartition(".")
@@ -113,7 +118,7 @@ def build_controller(spec: ControllerSpec, model: RobotModel, scenario: Scenario
         controller = HoldingController(model, SOLE_FRAMES, **{k: float(v) for k, v in parameters.items()})
         return controller, spec.control_dt or DEFAULT_CONTROL_DT
     assert spec.class_path is not None
-    cls = import_controller_class(spec.class_path)
+    cls = import_controller_class(spec.class_path, spec.search_dir)
     controller = cls(model, **parameters)
     control_dt = spec.control_dt or float(getattr(controller, "control_dt", DEFAULT_CONTROL_DT))
     return controller, control_dt

@@ -22,7 +22,7 @@ from humanoid_sim.campaign.campaign_file import Campaign
 from humanoid_sim.campaign.parameter_space import RunSpec
 from humanoid_sim.campaign.run import failed_row, run_one
 
-__all__ = ["ExecutorConfig", "execute"]
+__all__ = ["ExecutorConfig", "connect_ray", "execute"]
 
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
 
@@ -65,31 +65,36 @@ def execute(campaign: Campaign, runs: Sequence[RunSpec], on_row: Callable[[dict[
     _execute_ray(campaign, runs, on_row, config, total, already_done)
 
 
-def _run_task(campaign: Campaign, spec: RunSpec) -> dict[str, Any]:
-    return run_one(campaign, spec)
+def connect_ray(config: ExecutorConfig) -> bool:
+    """Connect this process to Ray as `config` says (a cluster at config.address, else a new
+    local Ray with config.workers CPUs), its workers given the driver's humanoid_sim on
+    PYTHONPATH. Returns False when already connected (nothing done), True otherwise."""
+    import ray
+
+    if ray.is_initialized():
+        return False
+    pythonpath = os.pathsep.join(filter(None, [PACKAGE_PARENT, os.environ.get("PYTHONPATH")]))
+    kwargs: dict[str, Any] = dict(
+        address=config.address,
+        runtime_env={"env_vars": {"PYTHONPATH": pythonpath}},
+        log_to_driver=False,
+        include_dashboard=False,
+        logging_level="warning",
+    )
+    if config.address is None:
+        kwargs["num_cpus"] = config.workers or os.cpu_count() or 1
+    ray.init(**kwargs)
+    return True
 
 
 def _execute_ray(campaign: Campaign, runs: Sequence[RunSpec], on_row: Callable[[dict[str, Any]], None],
                  config: ExecutorConfig, total: int, already_done: int) -> None:
     import ray
 
-    started_here = not ray.is_initialized()
-    if started_here:
-        pythonpath = os.pathsep.join(filter(None, [PACKAGE_PARENT, os.environ.get("PYTHONPATH")]))
-        kwargs: dict[str, Any] = dict(
-            address=config.address,
-            runtime_env={"env_vars": {"PYTHONPATH": pythonpath}},
-            log_to_driver=False,
-            include_dashboard=False,
-            configure_logging=True,
-            logging_level="warning",
-        )
-        if config.address is None:
-            kwargs["num_cpus"] = config.workers or os.cpu_count() or 1
-        ray.init(**kwargs)
+    started_here = connect_ray(config)
     try:
         cpus = int(ray.cluster_resources().get("CPU", 0))
-        task = ray.remote(num_cpus=1, max_retries=1)(_run_task)
+        task = ray.remote(num_cpus=1, max_retries=1)(run_one)
         campaign_ref = ray.put(campaign)
         pending = {task.remote(campaign_ref, spec): spec for spec in runs}
         desc = f"{campaign.name} (ray, {cpus} CPU{'s' if cpus != 1 else ''})"

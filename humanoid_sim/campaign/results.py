@@ -23,6 +23,8 @@ import pyarrow.parquet as pq
 __all__ = ["FORMATS", "ResultsTable"]
 
 FORMATS = ("parquet", "csv")
+# Text columns, typed so when reading a CSV back (an all-empty column would be read as nulls).
+STRING_COLUMNS = ("key", "push_link", "terrain", "outcome", "failure_reason", "peak_torque_joint")
 
 
 class ResultsTable:
@@ -58,7 +60,8 @@ class ResultsTable:
                 return pa.table({})
             table = pa.concat_tables([pq.read_table(p) for p in parts], promote_options="permissive")
         else:
-            options = pa_csv.ConvertOptions(strings_can_be_null=False, column_types={"key": pa.string()})
+            options = pa_csv.ConvertOptions(strings_can_be_null=False,
+                                            column_types={name: pa.string() for name in STRING_COLUMNS})
             table = pa_csv.read_csv(self.path, convert_options=options)
         if table.num_rows == 0:
             return table
