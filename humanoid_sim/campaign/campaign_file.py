@@ -9,7 +9,7 @@ Layout (every key optional unless marked; examples/campaigns/*.yaml are complete
       duration_s: 4.0                 # required: simulated time per run [s]
       robot:
         urdf: urdf/humanoid.urdf      # relative: to the campaign file, the working directory,
-                                      # then the humanoid_sim source tree
+                                      # then the humanoid_sim source tree or installed share
         initial_pose: stand           # a pose of config/initial_poses.yaml
       world:
         physics_dt: 0.001             # [s]
@@ -94,11 +94,25 @@ def _number(raw: Any, where: str, positive: bool = False) -> float:
     return float(raw)
 
 
+def _share_directory() -> list[Path]:
+    """The installed package's share directory (ament index), when there is one."""
+    try:
+        from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
+    except ImportError:
+        return []
+    try:
+        return [Path(get_package_share_directory("humanoid_sim"))]
+    except PackageNotFoundError:
+        return []
+
+
 def resolve_path(name: str, base_dir: Path) -> Path:
-    """An existing file for `name`: absolute, or relative to base_dir, the working directory
-    or the humanoid_sim source tree. Raises CampaignFileError naming the places searched."""
+    """An existing file for `name`: absolute, or relative to base_dir, the working directory,
+    the humanoid_sim source tree or its installed share directory (urdf/, config/). Raises
+    CampaignFileError naming the places searched."""
     path = Path(os.path.expanduser(name))
-    candidates = [path] if path.is_absolute() else [base_dir / path, Path.cwd() / path, SOURCE_ROOT / path]
+    roots = [base_dir, Path.cwd(), SOURCE_ROOT] + _share_directory()
+    candidates = [path] if path.is_absolute() else [root / path for root in roots]
     for candidate in candidates:
         if candidate.is_file():
             return candidate.resolve()

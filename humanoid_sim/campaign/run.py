@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from humanoid_sim.campaign.campaign_file import Campaign, CampaignFileError
+from humanoid_sim.campaign.campaign_file import SOURCE_ROOT, Campaign, CampaignFileError, resolve_path
 from humanoid_sim.campaign.controllers import SOLE_FRAMES, build_controller
 from humanoid_sim.campaign.metrics import MetricsRecorder, RunMetrics
 from humanoid_sim.campaign.model_variation import scaled_model, slope_gravity
@@ -36,6 +36,7 @@ from humanoid_sim.campaign.push import LinkPush
 from humanoid_sim.contact.environment import Environment, GroundPlane, Material, load_environment
 from humanoid_sim.model.robot_model import RobotModel
 from humanoid_sim.model.urdf_loader import load_urdf
+from humanoid_sim.simulator.initial_pose import InitialPose, load_initial_poses
 from humanoid_sim.simulator.simulator import SimulationError, Simulator, SimulatorConfig
 
 __all__ = ["CONTACT_FORCE_N", "NOT_DETERMINISTIC_COLUMNS", "check_campaign", "failed_row", "load_model", "run_one"]
@@ -49,6 +50,13 @@ NOT_DETERMINISTIC_COLUMNS = ("wall_time_s",)
 def load_model(urdf: str) -> RobotModel:
     """The robot of a URDF, loaded once per process (models are immutable)."""
     return load_urdf(urdf)
+
+
+@functools.lru_cache(maxsize=4)
+def initial_poses(robot: str) -> dict[str, InitialPose]:
+    """The named initial poses of a robot from config/initial_poses.yaml (source tree or
+    installed share directory), read once per process."""
+    return load_initial_poses(resolve_path("config/initial_poses.yaml", SOURCE_ROOT), robot)
 
 
 @functools.lru_cache(maxsize=4)
@@ -86,7 +94,7 @@ def check_campaign(campaign: Campaign) -> None:
         if link not in model.body_names:
             raise CampaignFileError(f"fall.allowed_contact_links: {link!r} is no link of {model.name!r}; valid links: "
                                     f"{', '.join(model.body_names)}")
-    sim = Simulator(model, SimulatorConfig(dt=campaign.world.physics_dt))
+    sim = Simulator(model, SimulatorConfig(dt=campaign.world.physics_dt), poses=initial_poses(model.name))
     try:
         sim.reset(campaign.robot.initial_pose)
     except KeyError as exc:
@@ -138,7 +146,8 @@ def run_one(campaign: Campaign, spec: RunSpec) -> dict[str, Any]:
     sim_model = scaled_model(model, sc.mass_scale, sc.inertia_scale)
     env = run_environment(campaign, sc.friction, sc.restitution, sc.terrain)
     sim = Simulator(sim_model, SimulatorConfig(dt=dt, environment=env,
-                                               gravity=slope_gravity(model, sc.slope_deg, sc.slope_direction_deg)))
+                                               gravity=slope_gravity(model, sc.slope_deg, sc.slope_direction_deg)),
+                    poses=initial_poses(model.name))
     q0 = sim.reset(campaign.robot.initial_pose)
     fall = campaign.fall
     min_height = fall.min_base_height_m if fall.min_base_height_m is not None else 0.75 * float(q0[2])
