@@ -59,8 +59,6 @@ def measure(mode: str, campaign, n: int) -> float:
     if mode == "serial":
         config = ExecutorConfig(backend="serial", progress=False)
     else:
-        import ray
-
         address = None
         if mode == "cluster":
             from ray.cluster_utils import Cluster
