@@ -12,7 +12,13 @@ real-time factor, the cost with the range-of-motion provider active, ratio to Mu
 foot slip [m] and worst penetration [m] of both after the run, and a profile of where
 our step spends its time.
 
-Usage: python bench/step.py [seconds=10] [--no-profile]
+A passive fall beside it: the same humanoid from "stand" with zero torque on both
+simulators (same URDF, same initial state), the mean step cost over the first 2 s of the
+fall (the collapse onto the ground) for both, and the ratio; a fall that raises is reported
+with its message and the cost of the steps it made. Each simulator runs the fall once
+untimed first (first-call costs). The machine load is printed beside the timings.
+
+Usage: python bench/step.py [seconds=10] [--no-profile] [--no-fall]
 """
 
 from __future__ import annotations
@@ -31,6 +37,9 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from mechanics import machine_load  # noqa: E402
 
 from humanoid_sim.dynamics.kinematics import frame_jacobian, frame_placement  # noqa: E402
 from humanoid_sim.dynamics.rigid_body_dynamics import gravity_forces, mass_matrix  # noqa: E402
@@ -41,6 +50,7 @@ from humanoid_sim.simulator.simulator import Simulator, SimulatorConfig  # noqa:
 URDF = REPO / "urdf" / "humanoid.urdf"
 FEET = ("l_sole", "r_sole")
 DT = 1e-3
+FALL = 2.0  # [s] of the passive fall timed
 
 
 def holding_controller(model, q0, w: float = 30.0):
@@ -152,10 +162,11 @@ def mujoco_model(model):
     return m
 
 
-def run_mujoco(seconds: float, model, q0, ctrl):
+def mujoco_state(m, model, q0):
+    """MjData of m at our configuration q0 (at rest); the joint qpos and dof addresses in
+    our joint order."""
     import mujoco
 
-    m = mujoco_model(model)
     d = mujoco.MjData(m)
     names = [m.joint(i).name for i in range(1, m.njnt)]
     qadr = np.array([m.jnt_qposadr[m.joint(n).id] for n in model.joint_names])
@@ -166,6 +177,14 @@ def run_mujoco(seconds: float, model, q0, ctrl):
     d.qpos[3:7] = (w, x, y, z)
     d.qpos[qadr] = q0[7:]
     mujoco.mj_forward(m, d)
+    return d, qadr, dadr
+
+
+def run_mujoco(seconds: float, model, q0, ctrl):
+    import mujoco
+
+    m = mujoco_model(model)
+    d, qadr, dadr = mujoco_state(m, model, q0)
     soles = [m.body(f).id for f in FEET]
     sole0 = [d.xpos[b].copy() for b in soles]
     steps = int(round(seconds / DT))
@@ -182,6 +201,76 @@ def run_mujoco(seconds: float, model, q0, ctrl):
     return costs, slip, pen
 
 
+def fall_ours(seconds: float):
+    """Step costs [s] of our passive fall from "stand" (zero torque), the simulated time
+    reached [s], the base height then [m] and the failure message (None when the fall ran
+    to the end)."""
+    model = load_urdf(URDF)
+    sim = Simulator(model, SimulatorConfig(dt=DT))
+    steps = int(round(seconds / DT))
+    costs: list[float] = []
+    failure = None
+    for timed in (False, True):
+        sim.reset("stand")
+        costs = []
+        try:
+            for _ in range(steps):
+                t0 = time.perf_counter()
+                sim.step(None)
+                costs.append(time.perf_counter() - t0)
+        except Exception as exc:  # noqa: BLE001 -- a failure is a figure, not a crash
+            failure = f"{type(exc).__name__} at t = {sim.t:.3f} s: {exc}".splitlines()[0][:200]
+        if not timed:
+            failure = None
+    return np.asarray(costs), sim.t, float(sim.q[2]), failure, model
+
+
+def fall_mujoco(seconds: float, model, q0):
+    """Step costs [s] of MuJoCo's passive fall from the same q0 (zero torque, at rest)."""
+    import mujoco
+
+    m = mujoco_model(model)
+    steps = int(round(seconds / DT))
+    for timed in (False, True):
+        d, _, _ = mujoco_state(m, model, q0)
+        costs = np.empty(steps)
+        for i in range(steps):
+            t0 = time.perf_counter()
+            mujoco.mj_step(m, d)
+            costs[i] = time.perf_counter() - t0
+    return costs, float(d.qpos[2])
+
+
+def print_fall(seconds: float) -> None:
+    """The passive fall on both simulators: mean step cost and ratio."""
+    fall_s = min(seconds, FALL)
+    print(f"\npassive fall from \"stand\", zero torque, first {fall_s:g} s ({machine_load()}):")
+    ours, t_end, z_end, failure, model = fall_ours(fall_s)
+    if len(ours):
+        print(
+            f"  humanoid_sim: step cost mean {ours.mean() * 1e6:8.1f} µs, median {np.median(ours) * 1e6:8.1f} µs "
+            f"over {len(ours)} steps (to t = {t_end:.3f} s, base height then {z_end:.3f} m)"
+            + (f"  FAILED: {failure}" if failure else "")
+        )
+    else:
+        print(f"  humanoid_sim: no step made  FAILED: {failure}")
+    try:
+        q0 = Simulator(model, SimulatorConfig(dt=DT)).reset("stand")
+        mj, base_z = fall_mujoco(fall_s, model, q0)
+    except ImportError:
+        print("  mujoco not installed: no comparison")
+        return
+    print(
+        f"  MuJoCo:       step cost mean {mj.mean() * 1e6:8.1f} µs, median {np.median(mj) * 1e6:8.1f} µs "
+        f"(base height at the end {base_z:.3f} m)"
+    )
+    if len(ours):
+        print(
+            f"  ratio humanoid_sim / MuJoCo over the fall: mean step {ours.mean() / mj.mean():.1f}, "
+            f"median step {np.median(ours) / np.median(mj):.1f}"
+        )
+
+
 def profile_ours(sim, ctrl, steps: int = 500) -> str:
     sim.reset("stand")
     prof = cProfile.Profile()
@@ -194,11 +283,19 @@ def profile_ours(sim, ctrl, steps: int = 500) -> str:
     return out.getvalue()
 
 
+def print_standing_mujoco(mj, mslip, mpen, med, seconds) -> None:
+    mmed = np.median(mj) * 1e6
+    print(f"MuJoCo {__import__('mujoco').__version__}: same scene and controller")
+    print(f"  step cost median {mmed:8.1f} µs, mean {mj.mean() * 1e6:8.1f} µs, real-time factor {DT / np.median(mj):6.2f}")
+    print(f"  foot slip {mslip:.3e} m, max penetration {mpen:.3e} m after {seconds:g} s")
+    print(f"ratio humanoid_sim / MuJoCo (median step): {med / mmed:.2f}")
+
+
 def main() -> None:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     seconds = float(args[0]) if args else 10.0
     ours, slip, pen, sim, ctrl = run_ours(seconds)
-    print(f"humanoid_sim: {sim.model.nv} dof, double support, dt = {DT * 1e3:.1f} ms, {seconds:g} s simulated")
+    print(f"humanoid_sim: {sim.model.nv} dof, double support, dt = {DT * 1e3:.1f} ms, {seconds:g} s simulated ({machine_load()})")
     med = np.median(ours) * 1e6
     print(f"  step cost median {med:8.1f} µs, mean {ours.mean() * 1e6:8.1f} µs, real-time factor {DT / np.median(ours):6.2f}")
     print(f"  foot slip {slip:.3e} m, max penetration {pen:.3e} m after {seconds:g} s")
@@ -211,14 +308,13 @@ def main() -> None:
         mj, mslip, mpen = run_mujoco(seconds, sim.model, sim.reset("stand"), ctrl)
     except ImportError:
         print("mujoco not installed: no comparison")
-        return
-    mmed = np.median(mj) * 1e6
-    print(f"MuJoCo {__import__('mujoco').__version__}: same scene and controller")
-    print(f"  step cost median {mmed:8.1f} µs, mean {mj.mean() * 1e6:8.1f} µs, real-time factor {DT / np.median(mj):6.2f}")
-    print(f"  foot slip {mslip:.3e} m, max penetration {mpen:.3e} m after {seconds:g} s")
-    print(f"ratio humanoid_sim / MuJoCo (median step): {med / mmed:.2f}")
+        mj = None
+    if mj is not None:
+        print_standing_mujoco(mj, mslip, mpen, med, seconds)
+    if "--no-fall" not in sys.argv:
+        print_fall(seconds)
     if "--no-profile" not in sys.argv:
-        print("\nwhere our step spends its time (cProfile, 500 steps, sorted by own time):")
+        print("\nwhere our standing step spends its time (cProfile, 500 steps, sorted by own time):")
         print(profile_ours(sim, ctrl))
 
 

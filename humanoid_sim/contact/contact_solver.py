@@ -34,6 +34,14 @@ from typing import NamedTuple
 import numpy as np
 
 from humanoid_sim.contact import kernels
+from humanoid_sim.contact.bounded_solve import (
+    BLOCK_LINE,
+    BLOCK_ONE_SIDED,
+    BLOCK_POINT,
+    BLOCK_SURFACE,
+    BoundedRows,
+    bounded_solve_nb,
+)
 from humanoid_sim.contact.constrained_solve import solve_constrained
 from humanoid_sim.contact.environment import Material
 from humanoid_sim.contact.virtual_link import ContactArea, ContactKind, nearest_on_hull, reduce_area
@@ -189,13 +197,17 @@ class HardRows(NamedTuple):
 
 class SolveReport(NamedTuple):
     """x: accelerations or post-impact velocities (nv,); hard_lambda: force per hard row (k,)
-    (0 for released rows); rounds: solves done; validated: the last solve passed every check."""
+    (0 for released rows); rounds: checked solves done; validated: the last checked solve
+    passed every check; rank_deficient: a checked solve met a singular B; bounded: x and the
+    forces come from the bounded solve (bounded_solve.py), which replaced a checked solve
+    that was rank deficient or still failed its checks after the rounds."""
 
     x: np.ndarray
     hard_lambda: np.ndarray
     rounds: int
     validated: bool
     rank_deficient: bool
+    bounded: bool = False
 
 
 class Thresholds(NamedTuple):
@@ -273,7 +285,9 @@ def solve_with_checks(
     for rounds in range(1, max_rounds + 1):
         H, H_hat, rhs, layout, hidx, nrow = _assemble(contacts, hard, hard_active, rhs_of)
         sol = solve_constrained(M_factor, H, H_hat, rhs, base)
-        rank_def |= sol.rank_deficient
+        if sol.rank_deficient:  # redundant rows: the least-squares λ is not a contact force
+            rank_def = True
+            break
         x = sol.x
         for c, r0, n in layout:
             c.lam = c.full_wrench(sol.lam[r0 : r0 + n])
@@ -292,10 +306,87 @@ def solve_with_checks(
         if not changed:
             validated = True
             break
+    if not validated:  # never integrate a solve that failed its checks
+        x, hard_lam = _bounded(contacts, hard, M_factor, base, rhs_of)
+        return SolveReport(x, hard_lam, rounds, False, rank_def, True)
     for c in contacts:
         if c.released:
             c.lam = np.zeros(6)
     return SolveReport(x, hard_lam, rounds, validated, rank_def)
+
+
+_BLOCK_OF_KIND = {ContactKind.POINT: BLOCK_POINT, ContactKind.LINE: BLOCK_LINE, ContactKind.SURFACE: BLOCK_SURFACE}
+BOUNDED_REGULARISATION = 1e-6  # ε / mean diag(B) of seed 002 Eq. 9, 11
+BOUNDED_SWEEPS = 200
+BOUNDED_TOLERANCE = 1e-10
+
+
+def _bounded(contacts: list[ActiveContact], hard: HardRows, M_factor, base: np.ndarray, rhs_of):
+    """The bounded solve of every contact (sticking rows, released ones taken back) and every
+    hard row; the contacts get their wrench and their state from it: released where f_z = 0,
+    slipping where |f_t| reached μ f_z (direction -f_t), spinning where |n_z| reached its bound."""
+    nv = len(base)
+    H, rhs, start, kind, mu, arm, hull, hull_start = [], [], [0], [], [], [], [], [0]
+    layout = []
+    for c in contacts:
+        c.released = False
+        c.sticking = True
+        c.spin = 0.0
+        comps = c.components()
+        layout.append((c, start[-1], comps))
+        H.append(c.G[list(comps)])
+        rhs.append(rhs_of(c, comps))
+        start.append(start[-1] + len(comps))
+        kind.append(_BLOCK_OF_KIND[c.area.kind])
+        mu.append(c.material.mu_d)
+        arm.append(c.torsion_arm())
+        hxy = c.area.hull_xy
+        hull.append(hxy)
+        hull_start.append(hull_start[-1] + len(hxy))
+    n_hard = len(hard.drift)
+    nrow_contacts = start[-1]
+    if n_hard:
+        idx = np.arange(n_hard)
+        H.append(hard.jacobian)
+        rhs.append(rhs_of(None, idx))
+        for _ in range(n_hard):
+            start.append(start[-1] + 1)
+            kind.append(BLOCK_ONE_SIDED)
+            mu.append(0.0)
+            arm.append(0.0)
+            hull_start.append(hull_start[-1])
+    nb = len(kind)
+    rows = BoundedRows(
+        np.ascontiguousarray(np.concatenate(H) if H else np.zeros((0, nv))),
+        np.concatenate(rhs).astype(float) if rhs else np.zeros(0),
+        np.array(start, dtype=np.int64),
+        np.array(kind, dtype=np.int64),
+        np.array(mu, dtype=float).reshape(nb),
+        np.array(arm, dtype=float).reshape(nb),
+        np.zeros(nb),
+        np.ascontiguousarray(np.concatenate(hull) if hull else np.zeros((0, 2))),
+        np.array(hull_start, dtype=np.int64),
+    )
+    x = np.empty(nv)
+    lam = np.empty(len(rows.rhs))
+    bounded_solve_nb(rows, M_factor, np.ascontiguousarray(base, dtype=float), BOUNDED_REGULARISATION,
+                     BOUNDED_SWEEPS, BOUNDED_TOLERANCE, x, lam)  # fmt: skip
+    for c, r0, comps in layout:
+        f = np.zeros(6)
+        f[list(comps)] = lam[r0 : r0 + len(comps)]
+        c.lam = f
+        fz = f[VZ]
+        if fz <= 0.0:
+            c.released = True
+            c.lam = np.zeros(6)
+            continue
+        ft = np.hypot(f[VX], f[VY])
+        if ft >= c.material.mu_d * fz * (1.0 - 1e-9) and ft > 0.0:
+            c.sticking = False
+            c.slip_dir[:] = -f[VX:VZ] / ft
+        if c.area.kind != ContactKind.POINT and abs(f[WZ]) >= c.material.mu_d * fz * c.torsion_arm() * (1.0 - 1e-9):
+            c.spin = float(np.sign(f[WZ]))
+    return x, lam[nrow_contacts:].copy()
 
 
 def _check(c: ActiveContact, x: np.ndarray, next_vt, ws, gains: Gains, apply: bool) -> bool:

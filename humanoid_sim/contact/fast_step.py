@@ -42,7 +42,8 @@ from humanoid_sim.contact.kernels import (
     signed_distance_nb,
     zmp_nb,
 )
-from humanoid_sim.dynamics.kernels import integrate_nb, rnea_nb, velocities_nb
+from humanoid_sim.dynamics.integrator import held_forces_nb, rk4_step_nb
+from humanoid_sim.dynamics.kernels import rnea_nb, velocities_nb
 
 FAST_OK = 0
 FAST_FALLBACK = 1
@@ -66,7 +67,8 @@ CF_ORIGIN, CF_R, CF_WRENCH, CF_WRENCH_WORLD, CF_PV, CF_MIN_GAP, CF_IMPULSE, CF_S
 MEM_KEY, MEM_STICK, MEM_R, MEM_P, MEM_SLIP, MEM_SIZE = 0, 3, 4, 13, 16, 19
 # counts: contacts, ground points, ground hull size, hits, memory rows in, memory rows out, solves of the
 # acceleration phase, impulse phase ran (0/1)
-N_CONTACTS, N_GROUND_POINTS, N_GROUND_HULL, N_HITS, N_MEMORY_IN, N_MEMORY_OUT, N_ROUNDS, N_IMPULSE = range(8)
+# acceleration phase, impulse phase ran (0/1), speculative points kept by the last contact build
+N_CONTACTS, N_GROUND_POINTS, N_GROUND_HULL, N_HITS, N_MEMORY_IN, N_MEMORY_OUT, N_ROUNDS, N_IMPULSE, N_SPECULATIVE = range(9)
 
 
 class FastBuffers:
@@ -93,9 +95,10 @@ class FastBuffers:
         self.zmp = np.zeros(10)  # ZMP point (3,), margin, force (3,), moment (3,)
         self.zmp_pts = np.zeros((hit_cap, 2))
         self.zmp_hull = np.zeros(hit_cap, np.int64)
-        self.counts = np.zeros(8, np.int64)
+        self.counts = np.zeros(9, np.int64)
         self.q_next = np.zeros(nq)
         self.v_next = np.zeros(nv)
+        self.a = np.zeros(nv)
         self.memory = [np.zeros((memory_cap, MEM_SIZE)), np.zeros((memory_cap, MEM_SIZE))]
 
 
@@ -110,22 +113,26 @@ _VALID, _RELEASES, _CHANGES = 0, 1, 2
 
 @njit(cache=True)
 def _build_contacts_nb(
-    k, keys, order, g_body, idx, elem, face, gap, point, normal, tangent, separating, correction_rate,
+    k, keys, order, g_body, idx, elem, face, gap, point, normal, tangent, separating, correction_rate, tol, spec_dt,
     parent, ndof, v_index, S, V, A, m_in, n_memory_in, sel, p_xy, p_gap, p_hull,
-    c_int, c_float, c_R, G, J, c_drift, c_vel,
+    c_int, c_float, c_R, G, J, c_drift, c_vel, counts,
 ) -> int:  # fmt: skip
     """Contacts of the k detected points at the body velocities V, as Simulator._contacts:
     points grouped by their key (body, element, surface; ``order`` sorts the keys stably),
     separating points dropped, each group
     classified (virtual-link frame, hull) and its G, drift and virtual-link velocity
-    computed (contact_kinematics_nb). Returns the number of contacts, or -1 when the
-    general path must run (capacity exceeded, or a contact remembered as slipping)."""
+    computed (contact_kinematics_nb). Points farther than ``tol`` are speculative: kept
+    only when spec_dt > 0 and they would come within ``tol`` in spec_dt at their normal
+    velocity (counted in counts[N_SPECULATIVE]). Returns the number of contacts, or -1
+    when the general path must run (capacity exceeded, or a contact remembered as
+    slipping)."""
     C = c_int.shape[0]
     cap = p_hull.shape[0]
     c_origin = c_float[:, CF_ORIGIN : CF_ORIGIN + 3]
     nc = 0
     npts = 0
     s0 = 0
+    counts[N_SPECULATIVE] = 0
     while s0 < k:
         s1 = s0 + 1
         while s1 < k and keys[order[s1]] == keys[order[s0]]:
@@ -143,7 +150,12 @@ def _build_contacts_nb(
         for t in range(s0, s1):
             h = order[t]
             vn = vo_n + point[h, 0] * nxw0 + point[h, 1] * nxw1 + point[h, 2] * nxw2
-            if vn <= separating + correction_rate * max(0.0, -gap[h]):
+            if gap[h] > tol:
+                if gap[h] + vn * spec_dt < tol:
+                    sel[m] = h
+                    m += 1
+                    counts[N_SPECULATIVE] += 1
+            elif vn <= separating + correction_rate * max(0.0, -gap[h]):
                 sel[m] = h
                 m += 1
         if m > 0:
@@ -314,8 +326,8 @@ def fast_step_nb(
     # dynamics at (q, v), filled by DynamicsWorkspace.update (V, A, b are recomputed at the
     # post-impact velocities when the impulse phase runs: counts[N_IMPULSE] = 1)
     parent, ndof, v_index, S, V, A, R, p, M, b, Iw, a_gravity, acc, f_work, zero_nv,
-    # integration
-    joint_type, q_index, q, v, tau_full,
+    # integration: the tree and stage buffers of dynamics/integrator.py, joint damping (nv,)
+    joint_type, q_index, q, v, tau_full, tree, stage, damping,
     # detection: candidate points and static boxes
     g_body, g_local, g_radius, box_R, box_p, box_half,
     # static friction and restitution per element; params: dt, ground height, tolerance,
@@ -323,7 +335,7 @@ def fast_step_nb(
     mu_s, restitution, params,
     # memory in, memory out (MEM_SIZE columns); scratch; outputs
     m_in, m_out, fs, iscr,
-    c_int, c_float, p_world, zmp, zmp_pts, zmp_hull, counts, q_next, v_next,
+    c_int, c_float, p_world, zmp, zmp_pts, zmp_hull, counts, q_next, v_next, a_out,
 ) -> int:  # fmt: skip
     """One step of the common case (see the module docstring); FAST_OK or FAST_FALLBACK.
 
@@ -339,6 +351,7 @@ def fast_step_nb(
     has_ground = params[8] != 0.0
     max_rounds = int(params[9])
     bounce = params[10]
+    band = params[11]  # speculative detection band beyond tol [m]
     nv = M.shape[0]
     C = c_int.shape[0]
     cap = zmp_hull.shape[0]
@@ -403,7 +416,7 @@ def fast_step_nb(
         return FAST_FALLBACK
     nbox = box_p.shape[0]
     # 2. detection (seed 000 4.9 (1))
-    k = detect_points_nb(g_body, g_local, g_radius, R, p, has_ground, ground_h, box_R, box_p, box_half, tol,
+    k = detect_points_nb(g_body, g_local, g_radius, R, p, has_ground, ground_h, box_R, box_p, box_half, tol + band,
                          idx, elem, face, gap, point, normal, tangent)  # fmt: skip
     counts[N_HITS] = k
     if k >= cap:
@@ -412,9 +425,9 @@ def fast_step_nb(
         keys[i] = (g_body[idx[i]] * (nbox + 1) + elem[i]) * 8 + face[i]
     order = np.argsort(keys[:k], kind="mergesort")
     nc = _build_contacts_nb(
-        k, keys, order, g_body, idx, elem, face, gap, point, normal, tangent, separating, correction_rate,
+        k, keys, order, g_body, idx, elem, face, gap, point, normal, tangent, separating, correction_rate, tol, dt,
         parent, ndof, v_index, S, V, A, m_in, counts[N_MEMORY_IN], sel, p_xy, p_gap, p_hull,
-        c_int, c_float, c_R, G, J, c_drift, c_vel,
+        c_int, c_float, c_R, G, J, c_drift, c_vel, counts,
     )  # fmt: skip
     if nc < 0:
         return FAST_FALLBACK
@@ -437,6 +450,9 @@ def fast_step_nb(
             vz = c_vel[ci_, 2]
             if vz < -bounce:
                 c_desired[ci_, 2] = -restitution[c_int[ci_, 1]] * vz
+            if c_float[ci_, CF_MIN_GAP] > tol and c_desired[ci_, 2] <= 0.0:
+                # speculative and not bouncing: it arrives at the surface at the step's end
+                c_desired[ci_, 2] = -c_float[ci_, CF_MIN_GAP] / dt
         if _solve_with_releases_nb(c_int, c_float, nc, released, G, c_desired, L, v, H, rhs, lam, v_plus, p_xy,
                                    p_hull, mu_s, max_rounds) == 0:  # fmt: skip
             return FAST_FALLBACK
@@ -452,9 +468,9 @@ def fast_step_nb(
         velocities_nb(parent, ndof, v_index, S, v_plus, V, A)
         rnea_nb(parent, ndof, v_index, S, Iw, V, A, zero_nv, a_gravity, b, acc, f_work)
         nc = _build_contacts_nb(
-            k, keys, order, g_body, idx, elem, face, gap, point, normal, tangent, separating, correction_rate,
+            k, keys, order, g_body, idx, elem, face, gap, point, normal, tangent, separating, correction_rate, tol, 0.0,
             parent, ndof, v_index, S, V, A, m_in, counts[N_MEMORY_IN], sel, p_xy, p_gap, p_hull,
-            c_int, c_float, c_R, G, J, c_drift, c_vel,
+            c_int, c_float, c_R, G, J, c_drift, c_vel, counts,
         )  # fmt: skip
         if nc < 0:
             return FAST_FALLBACK
@@ -471,13 +487,21 @@ def fast_step_nb(
         if matched != n_impulses:  # a contact bounced off: the general path reports it
             return FAST_FALLBACK
         base = v_plus
+    elif counts[N_SPECULATIVE] > 0:  # speculative points take part in impulses only
+        nc = _build_contacts_nb(
+            k, keys, order, g_body, idx, elem, face, gap, point, normal, tangent, separating, correction_rate, tol, 0.0,
+            parent, ndof, v_index, S, V, A, m_in, counts[N_MEMORY_IN], sel, p_xy, p_gap, p_hull,
+            c_int, c_float, c_R, G, J, c_drift, c_vel, counts,
+        )  # fmt: skip
+        if nc < 0:
+            return FAST_FALLBACK
     for ci_ in range(nc):
         if not has_impulse[ci_]:
             for c in range(6):
                 c_impulse[ci_, c] = 0.0
     # 4. a0 = M^-1 (tau - b) (Eq. 20 without contacts)
     for i in range(nv):
-        work_nv[i] = tau_full[i] - b[i]
+        work_nv[i] = tau_full[i] - damping[i] * base[i] - b[i]
     cho_solve_vec(L, work_nv, a0)
     # desired virtual-link accelerations θ̈_C of Eq. 20b, less the drift: the rows' values
     for ci_ in range(nc):
@@ -520,10 +544,12 @@ def fast_step_nb(
     nc = kept
     counts[N_CONTACTS] = nc
     counts[N_ROUNDS] = rounds
-    # 5. semi-implicit Euler
+    # 5. integration (dynamics/integrator.py): the constraint force Hᵀλ = M (a - a0) is held
+    # over the step beside the joint torques
+    held_forces_nb(M, a, a0, tau_full, work_nv)
     for i in range(nv):
-        v_next[i] = base[i] + dt * a[i]
-    integrate_nb(joint_type, q_index, v_index, q, v_next, dt, q_next)
+        a_out[i] = a[i]
+    rk4_step_nb(tree, stage, q, base, a, work_nv, damping, dt, q_next, v_next)
     for i in range(q_next.shape[0]):
         if not math.isfinite(q_next[i]):
             return FAST_FALLBACK

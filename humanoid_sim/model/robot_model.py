@@ -86,19 +86,73 @@ class Frame:
     X_body_frame: np.ndarray
 
 
+# Width of the band below a velocity limit over which the default velocity-limit gain ramps the
+# admissible actuator effort from full effort down to zero, as a fraction of the limit (see
+# default_k_velocity and humanoid_sim.limits.velocity_limits).
+VELOCITY_LIMIT_BAND = 0.1
+
+
+def default_k_velocity(effort: np.ndarray, velocity: np.ndarray) -> np.ndarray:
+    """Velocity-limit gain k_v used where the URDF gives no ``<safety_controller k_velocity>``.
+
+    effort: |tau| limits e [N m or N], shape (nj,); velocity: |qdot| limits v_max [rad/s or m/s],
+    shape (nj,). Returns k_v [N m s/rad or N s/m], shape (nj,):
+    ``e / (VELOCITY_LIMIT_BAND * v_max)``, so the full effort stays available up to 90 % of the
+    velocity limit, and a load as large as the whole effort pushes the joint at most 10 % past
+    it; a joint with finite inertia approaches v_max with the time constant
+    ``VELOCITY_LIMIT_BAND * (time to reach v_max from rest at full effort)``.
+    0 (no velocity rule, the effort bound alone applies) where that is undefined: no effort
+    limit (as ros2_control's soft limiter), no velocity limit, or a zero velocity limit (public
+    URDFs write velocity="0" only as a placeholder beside effort="0").
+    """
+    e, v = np.asarray(effort, dtype=float), np.asarray(velocity, dtype=float)
+    k = np.zeros(np.shape(e))
+    defined = np.isfinite(e) & np.isfinite(v) & (v > 0.0)
+    k[defined] = e[defined] / (VELOCITY_LIMIT_BAND * v[defined])
+    return k
+
+
 @dataclass(frozen=True)
 class JointLimits:
-    """Per joint (not counting the free base), in ``joint_names`` order.
+    """Per joint (not counting the free base), in ``joint_names`` order, shapes (nj,).
 
     lower, upper: position limits [rad or m]; -inf/+inf when unbounded.
     velocity: |qdot| limit [rad/s or m/s]; +inf when not given.
     effort: |tau| limit [N m or N]; +inf when not given.
+    k_velocity: velocity-limit gain k_v of the URDF ``<safety_controller>`` [N m s/rad or
+        N s/m], finite, >= 0; 0 means no velocity rule. None (the default) takes
+        :func:`default_k_velocity` of ``effort`` and ``velocity``. The admissible actuator
+        effort is computed from it by :mod:`humanoid_sim.limits.velocity_limits`.
     """
 
     lower: np.ndarray
     upper: np.ndarray
     velocity: np.ndarray
     effort: np.ndarray
+    k_velocity: np.ndarray = None  # type: ignore[assignment]  # None -> default_k_velocity
+
+    def __post_init__(self) -> None:
+        if self.k_velocity is None:
+            object.__setattr__(self, "k_velocity", default_k_velocity(self.effort, self.velocity))
+
+
+@dataclass(frozen=True)
+class JointDynamics:
+    """URDF ``<dynamics>`` of each joint, in ``joint_names`` order, shapes (nj,), finite, >= 0.
+
+    damping: viscous coefficient d, joint torque -d qdot [N m s/rad or N s/m].
+    friction: Coulomb (dry) friction bound [N m or N]: the friction torque opposes the motion
+        with magnitude up to this value (stiction included).
+    A joint without ``<dynamics>`` has 0 for both.
+    """
+
+    damping: np.ndarray
+    friction: np.ndarray
+
+    @classmethod
+    def none(cls, nj: int) -> JointDynamics:
+        """No damping and no friction on ``nj`` joints."""
+        return cls(damping=np.zeros(nj), friction=np.zeros(nj))
 
 
 @dataclass(frozen=True)
@@ -121,6 +175,8 @@ class RobotModel:
     Per actuated joint (length nj = nv - 6 or nv):
       joint_names[j], the URDF joint names, in v order after the base.
       limits: JointLimits.
+      joint_dynamics: JointDynamics (damping, Coulomb friction); None (the default) means
+        none on any joint.
     """
 
     name: str
@@ -141,14 +197,19 @@ class RobotModel:
     frames: dict[str, Frame] = field(default_factory=dict)
     collision_shapes: tuple[CollisionShape, ...] = ()
     gravity: np.ndarray = field(default_factory=lambda: np.array([0.0, 0.0, -9.81]))
+    joint_dynamics: JointDynamics = None  # type: ignore[assignment]  # None -> JointDynamics.none
 
     def __post_init__(self) -> None:
+        if self.joint_dynamics is None:
+            object.__setattr__(self, "joint_dynamics", JointDynamics.none(len(self.joint_names)))
         _validate_tree(self)
+        _validate_joint_parameters(self)
         for value in self.__dict__.values():
             if isinstance(value, np.ndarray):
                 value.setflags(write=False)
-        for array in (self.limits.lower, self.limits.upper, self.limits.velocity, self.limits.effort):
-            array.setflags(write=False)
+        for container in (self.limits, self.joint_dynamics):
+            for value in container.__dict__.values():
+                value.setflags(write=False)
         for frame in self.frames.values():
             frame.X_body_frame.setflags(write=False)
         for shape in self.collision_shapes:
@@ -240,9 +301,26 @@ def _validate_tree(model: RobotModel) -> None:
         )
     if not np.all(np.isfinite(model.mass)) or np.any(np.asarray(model.mass) < 0.0):
         raise ValueError(f"RobotModel {model.name!r}: masses must be finite and >= 0")
-    for name in ("lower", "upper", "velocity", "effort"):
+    for name in ("lower", "upper", "velocity", "effort", "k_velocity"):
         if np.shape(getattr(model.limits, name)) != (nb - 1,):
             raise ValueError(f"RobotModel {model.name!r}: limits.{name} must have shape ({nb - 1},)")
+    for name in ("damping", "friction"):
+        if np.shape(getattr(model.joint_dynamics, name)) != (nb - 1,):
+            raise ValueError(f"RobotModel {model.name!r}: joint_dynamics.{name} must have shape ({nb - 1},)")
     for frame in model.frames.values():
         if not 0 <= frame.body < nb:
             raise ValueError(f"RobotModel {model.name!r}: frame {frame.name!r} on unknown body {frame.body}")
+
+
+def _validate_joint_parameters(model: RobotModel) -> None:
+    """Velocity-limit gains, damping and friction must be finite and >= 0; ValueError names the joint."""
+    for label, values in (
+        ("limits.k_velocity", model.limits.k_velocity),
+        ("joint_dynamics.damping", model.joint_dynamics.damping),
+        ("joint_dynamics.friction", model.joint_dynamics.friction),
+    ):
+        values = np.asarray(values, dtype=float)
+        bad = [j for j in range(len(values)) if not (np.isfinite(values[j]) and values[j] >= 0.0)]
+        if bad:
+            listed = ", ".join(f"{model.joint_names[j]} ({float(values[j])!r})" for j in bad)
+            raise ValueError(f"RobotModel {model.name!r}: {label} must be finite and >= 0; joints: {listed}")

@@ -60,6 +60,11 @@ def chain_urdf(
     joint_type: str = "revolute",
     fixed_base: bool = True,
     name: str = "chain",
+    effort: float = 1000.0,
+    velocity: float = 100.0,
+    damping: float = 0.0,
+    friction: float = 0.0,
+    k_velocity: float | None = None,
 ) -> str:
     """A serial chain of ``n`` box links hanging down -z (an n-link pendulum).
 
@@ -69,7 +74,11 @@ def chain_urdf(
     ``fixed_base`` the chain hangs from link ``world`` through a fixed joint
     (``base`` link, massless holder); otherwise ``base`` is a free 1 kg cube.
     Joints are ``joint_type`` (revolute without position limits,
-    continuous, or prismatic) about ``axis``.
+    continuous, or prismatic) about ``axis``. Every joint but a continuous one
+    gets ``<limit effort velocity>`` [N m or N, rad/s or m/s]; ``damping``
+    [N m s/rad] and ``friction`` [N m] give every joint a ``<dynamics>``
+    element when either is non-zero, ``k_velocity`` [N m s/rad] a
+    ``<safety_controller>``.
     """
     if n < 1:
         raise ValueError(f"chain_urdf: n must be >= 1, got {n}")
@@ -83,7 +92,13 @@ def chain_urdf(
         )
     else:
         parts.append(box_link_xml("base", 1.0, (0.1, 0.1, 0.1)))
-    limit = '<limit effort="1000" velocity="100"/>' if joint_type != "continuous" else ""
+    limit = f'<limit effort="{float(effort)!r}" velocity="{float(velocity)!r}"/>'
+    if joint_type == "continuous":
+        limit = ""
+    if damping or friction:
+        limit += f'<dynamics damping="{float(damping)!r}" friction="{float(friction)!r}"/>'
+    if k_velocity is not None:
+        limit += f'<safety_controller k_velocity="{float(k_velocity)!r}"/>'
     for k in range(1, n + 1):
         parts.append(
             box_link_xml(f"link{k}", link_mass, size, com=(0.0, 0.0, -link_length / 2), collision=False)

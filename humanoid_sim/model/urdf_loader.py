@@ -11,6 +11,9 @@ immutable :class:`RobotModel`:
 - revolute and continuous joints become REVOLUTE, prismatic PRISMATIC; fixed
   joints merge the child link into its parent body (mass, COM and inertia
   summed in the body frame), the child's frame staying addressable;
+- each moving joint keeps its ``<limit>``, ``<dynamics damping friction>`` and
+  ``<safety_controller k_velocity>`` (limits and JointDynamics); a fixed joint,
+  or a mimic joint welded by ``mimic="fixed"``, has none;
 - every link and every joint gets a named Frame (a joint's frame is its child
   link's frame; a joint named like a link leaves the name to the link);
 - bodies are in depth-first order, children in document order, so
@@ -30,17 +33,20 @@ from typing import Literal
 
 import numpy as np
 
+from humanoid_sim.model.collision_coverage import CollisionCoverageWarning, collision_coverage_warning
 from humanoid_sim.model.errors import UrdfError
 from humanoid_sim.model.mesh_hull import convex_hull_vertices
 from humanoid_sim.model.resource_paths import resolve_uri
 from humanoid_sim.model.robot_model import (
     CollisionShape,
     Frame,
+    JointDynamics,
     JointLimits,
     JointType,
     RobotModel,
     ShapeKind,
     coordinate_indices,
+    default_k_velocity,
 )
 
 WORLD_LINK = "world"
@@ -92,6 +98,9 @@ class _Joint:
     upper: float
     velocity: float
     effort: float
+    k_velocity: float | None  # <safety_controller k_velocity>; None when absent
+    damping: float
+    friction: float
     mimic: bool
 
 
@@ -297,6 +306,7 @@ def _parse_joint(element: ET.Element) -> _Joint:
             effort = _float(limit.get("effort"), f"{what} <limit effort>")
             if effort < 0.0:
                 raise UrdfError(f"{what}: negative <limit effort> {effort}")
+    damping, friction, k_velocity = _parse_joint_dynamics(element, what)
     return _Joint(
         name=name,
         type=jtype,
@@ -308,8 +318,36 @@ def _parse_joint(element: ET.Element) -> _Joint:
         upper=upper,
         velocity=velocity,
         effort=effort,
+        k_velocity=k_velocity,
+        damping=damping,
+        friction=friction,
         mimic=element.find("mimic") is not None,
     )
+
+
+def _parse_joint_dynamics(element: ET.Element, what: str) -> tuple[float, float, float | None]:
+    """(damping, friction, k_velocity) of a joint from ``<dynamics>`` and ``<safety_controller>``.
+
+    damping [N m s/rad or N s/m] and friction [N m or N] default to 0 and must be >= 0;
+    k_velocity [N m s/rad or N s/m] is None when absent and must be > 0 when given (0 would
+    forbid every actuator effort). Other safety-controller attributes (soft position limits,
+    k_position) are not used: position limits are constraint rows of the step.
+    """
+    values = {"damping": 0.0, "friction": 0.0}
+    dynamics = element.find("dynamics")
+    if dynamics is not None:
+        for key in values:
+            if dynamics.get(key) is not None:
+                values[key] = _float(dynamics.get(key), f"{what} <dynamics {key}>")
+                if values[key] < 0.0:
+                    raise UrdfError(f"{what}: negative <dynamics {key}> {values[key]}; must be >= 0")
+    k_velocity = None
+    safety = element.find("safety_controller")
+    if safety is not None and safety.get("k_velocity") is not None:
+        k_velocity = _float(safety.get("k_velocity"), f"{what} <safety_controller k_velocity>")
+        if k_velocity <= 0.0:
+            raise UrdfError(f"{what}: <safety_controller k_velocity> {k_velocity}; must be > 0")
+    return values["damping"], values["friction"], k_velocity
 
 
 def _read_xml(source: str | os.PathLike[str]) -> tuple[ET.Element, Path]:
@@ -414,7 +452,10 @@ def load_urdf(
 
     Raises UrdfError naming the offending element. Links without ``<inertial>``
     that own a body (not merged by a fixed joint) get mass 0 and one warning
-    listing them all.
+    listing them all. A floating robot with mass below all its collision
+    geometry (it would sink through the ground) gives one
+    CollisionCoverageWarning naming the links
+    (:mod:`humanoid_sim.model.collision_coverage`).
     """
     if mimic not in ("error", "independent", "fixed"):
         raise ValueError(f"mimic={mimic!r}; valid: 'error', 'independent', 'fixed'")
@@ -425,7 +466,11 @@ def load_urdf(
     if lenient:
         warnings.warn(f"URDF {robot_name!r}: inertias kept as written: " + "; ".join(lenient), stacklevel=2)
     root, children, _ = _build_tree(links, joints)
-    return _assemble_model(robot_name, links, root, children, floating_base)
+    model = _assemble_model(robot_name, links, root, children, floating_base)
+    coverage = collision_coverage_warning(model)
+    if coverage is not None:
+        warnings.warn(coverage, CollisionCoverageWarning, stacklevel=2)
+    return model
 
 
 def _parse_robot(
@@ -571,11 +616,22 @@ def _assemble_model(
 
     q_index, v_index, nq, nv = coordinate_indices(jtypes)
 
+    velocity = np.array([j.velocity for j in moving_joints], dtype=float)
+    effort = np.array([j.effort for j in moving_joints], dtype=float)
+    k_velocity = default_k_velocity(effort, velocity)
+    for i, joint in enumerate(moving_joints):
+        if joint.k_velocity is not None:
+            k_velocity[i] = joint.k_velocity
     limits = JointLimits(
         lower=np.array([j.lower for j in moving_joints], dtype=float),
         upper=np.array([j.upper for j in moving_joints], dtype=float),
-        velocity=np.array([j.velocity for j in moving_joints], dtype=float),
-        effort=np.array([j.effort for j in moving_joints], dtype=float),
+        velocity=velocity,
+        effort=effort,
+        k_velocity=k_velocity,
+    )
+    joint_dynamics = JointDynamics(
+        damping=np.array([j.damping for j in moving_joints], dtype=float),
+        friction=np.array([j.friction for j in moving_joints], dtype=float),
     )
     return RobotModel(
         name=robot_name,
@@ -595,6 +651,7 @@ def _assemble_model(
         limits=limits,
         frames=frames,
         collision_shapes=tuple(shapes),
+        joint_dynamics=joint_dynamics,
     )
 
 

@@ -11,8 +11,11 @@ One step at (q, v):
     sticking), checked as in 4.6; the velocity jumps to v+;
  4. the solve of Eq. 20a/20b for accelerations and contact wrenches with the
     validity checks of 4.4-4.5 (at most ``max_rounds`` solves);
- 5. semi-implicit Euler: v' = v+ + a dt, q' = q ⊕ v' dt.
-A failed step raises ``SimulationError`` and leaves the state unchanged.
+ 5. integration: fourth-order Runge-Kutta-Munthe-Kaas from (q, v+), the solve's
+    acceleration its first stage and its constraint force held over the step
+    (dynamics/integrator.py; docs/integration.md says why).
+A solve that fails its checks is replaced by the bounded solve (contact/bounded_solve.py),
+never integrated; ``SimulationError`` (state unchanged) means a bug or non-finite input.
 """
 
 from __future__ import annotations
@@ -62,7 +65,7 @@ from humanoid_sim.contact.fast_step import (
 )
 from humanoid_sim.contact.environment import Environment, Material
 from humanoid_sim.contact.virtual_link import ContactKind, classify_patch
-from humanoid_sim.dynamics.kernels import integrate_nb
+from humanoid_sim.dynamics.integrator import held_forces_nb, rk4_step_nb, stage_work
 from humanoid_sim.dynamics.kinematic_tree import kinematic_tree
 from humanoid_sim.dynamics.workspace import DynamicsWorkspace
 from humanoid_sim.model.robot_model import RobotModel
@@ -77,6 +80,10 @@ __all__ = ["ContactReport", "SimulationError", "Simulator", "SimulatorConfig", "
 class SimulatorConfig:
     """dt: step [s]. environment: ground and static boxes. gravity: world gravity [m/s^2],
     shape (3,), None = the model's. contact_tolerance: detection band [m].
+    speculative_distance: band beyond contact_tolerance [m] in which a point that would
+    reach the surface within the step takes part in the impulse phase (speculative
+    contact), so that a body arriving at up to speculative_distance / dt is stopped at the
+    surface rather than inside it.
     max_rounds: solves per validity loop (seed 000 4.4: at most 3).
     correction_steps: penetration/drift errors decay critically damped over this many steps.
     thresholds: velocity thresholds of separation, impact and bounce [m/s]."""
@@ -85,6 +92,7 @@ class SimulatorConfig:
     environment: Environment = field(default_factory=Environment)
     gravity: np.ndarray | None = None
     contact_tolerance: float = 2e-4
+    speculative_distance: float = 0.02
     max_rounds: int = 3
     correction_steps: float = 4.0
     thresholds: Thresholds = Thresholds()
@@ -94,6 +102,12 @@ class SimulatorConfig:
             raise ValueError(f"SimulatorConfig.dt = {self.dt!r}: must be finite and > 0 [s]")
         if self.max_rounds < 1:
             raise ValueError(f"SimulatorConfig.max_rounds = {self.max_rounds}: must be >= 1")
+        if not (np.isfinite(self.contact_tolerance) and self.contact_tolerance >= 0):
+            raise ValueError(f"SimulatorConfig.contact_tolerance = {self.contact_tolerance!r}: must be finite and >= 0 [m]")
+        if not (np.isfinite(self.speculative_distance) and self.speculative_distance >= 0):
+            raise ValueError(
+                f"SimulatorConfig.speculative_distance = {self.speculative_distance!r}: must be finite and >= 0 [m]"
+            )
         if not self.correction_steps >= 1.0:
             raise ValueError(f"SimulatorConfig.correction_steps = {self.correction_steps}: must be >= 1")
         if self.gravity is not None:
@@ -136,9 +150,16 @@ class StepResult(NamedTuple):
     """t: time after the step [s]; q (nq,), v (nv,): the new state;
     tau_applied: joint torques after clamping to effort limits [N m or N], shape (nj,);
     contacts: ContactReport per contact; zmp: ZmpReport of the ground contacts;
-    rounds: solves of the validity loop; validated: its last solve passed every check;
+    rounds: checked solves of the validity loop; validated: its last checked solve passed
+    every check; solver: what was integrated: "checked" (seed 000's solve, every check
+    passed) or "bounded" (the checked solve of the impulse or acceleration phase was rank
+    deficient or still failed its checks after the rounds, and the bounded solve of
+    contact/bounded_solve.py, valid by construction, replaced it);
     impulse: an impulse phase ran this step; max_penetration: deepest point [m] (>= 0);
-    constraint_forces: per provider, lambda per row it returned [N m or N]."""
+    constraint_forces: per provider, lambda per row it returned [N m or N];
+    acceleration: v̇ (nv,) of the constraint solve at the start of the step (after any
+    impulse), consistent with the reported wrenches: the first Runge-Kutta stage
+    [m/s^2, rad/s^2]."""
 
     t: float
     q: np.ndarray
@@ -151,6 +172,8 @@ class StepResult(NamedTuple):
     impulse: bool
     max_penetration: float
     constraint_forces: tuple[np.ndarray, ...]
+    acceleration: np.ndarray
+    solver: str = "checked"
 
 
 class Simulator:
@@ -171,7 +194,9 @@ class Simulator:
         self._validated_empty: list[OneSidedRows | None] = [None] * len(self.providers)
         self.ws = DynamicsWorkspace(model)
         self._tree = kinematic_tree(model)
-        self.detector = ContactDetector(model, config.environment, config.contact_tolerance)
+        self._stage = stage_work(self._tree)
+        self._damping = np.zeros(model.nv)  # joint damping [N m s/rad or N s/m], zero on the base
+        self.detector = ContactDetector(model, config.environment, config.contact_tolerance + config.speculative_distance)
         env = config.environment
         self._materials: list[Material] = ([env.ground.material] if env.ground else []) + [b.material for b in env.boxes]
         self._element_names = env.element_names()
@@ -293,20 +318,22 @@ class Simulator:
         ws, t, g, fb, cfg = self.ws, self._tree, self.detector, self._fast, self.config
         thr, geo = cfg.thresholds, self.detector.geometry
         params = np.array([
-            cfg.dt, g._ground_h, g.tolerance, thr.separating, thr.impact, self._correction_rate,
+            cfg.dt, g._ground_h, cfg.contact_tolerance, thr.separating, thr.impact, self._correction_rate,
             self.gains.kp, self.gains.kd, float(g._has_ground), float(cfg.max_rounds), thr.bounce,
+            cfg.speculative_distance,
         ])  # fmt: skip
         self._fast_static = (
             ws.parent, ws.ndof, ws.v_index, ws.S, ws.V, ws.A, ws.R, ws.p, ws.M, ws.b, ws.Iw, ws.a_gravity, ws._acc,
             ws._f, ws.zero_nv, t.joint_type, t.q_index,
         )  # fmt: skip
+        self._fast_integration = (t, self._stage, self._damping)
         self._fast_detect = (
-            self._tau_full, geo.body, geo.local, geo.radius, g._box_R, g._box_p, g._box_half, self._mu_s,
+            geo.body, geo.local, geo.radius, g._box_R, g._box_p, g._box_half, self._mu_s,
             self._restitution, params,
         )  # fmt: skip
         self._fast_out = (
             fb.float_scratch, fb.int_scratch, fb.c_int, fb.c_float, fb.p_world, fb.zmp, fb.zmp_pts, fb.zmp_hull,
-            fb.counts, fb.q_next, fb.v_next,
+            fb.counts, fb.q_next, fb.v_next, fb.a,
         )  # fmt: skip
 
     def _step_fast(self, tau_j: np.ndarray, ext: np.ndarray | None) -> StepResult | None:
@@ -321,8 +348,9 @@ class Simulator:
             self._memory_to_table(self._memory)
         cur = self._mem_cur
         status = fast_step_nb(
-            *self._fast_static, self._q, self._v, *self._fast_detect, fb.memory[cur], fb.memory[1 - cur], *self._fast_out
-        )
+            *self._fast_static, self._q, self._v, tau_full, *self._fast_integration, *self._fast_detect,
+            fb.memory[cur], fb.memory[1 - cur], *self._fast_out,
+        )  # fmt: skip
         if status != FAST_OK:
             if fb.counts[N_IMPULSE]:  # the kernel left V, A, b at the post-impact velocities
                 self.ws.update(self._q, self._v)
@@ -363,7 +391,7 @@ class Simulator:
             p.accept_forces(f)
         return StepResult(
             self._t, q_next.copy(), v_next.copy(), tau_j, tuple(reports), zmp, int(counts[N_ROUNDS]), True, bool(counts[N_IMPULSE]), max_pen,
-            tuple(forces),
+            tuple(forces), fb.a.copy(),
         )
 
     def _memory_to_table(self, memory: dict) -> None:
@@ -399,13 +427,13 @@ class Simulator:
         """Any step (impulses, slipping, spinning, area reductions, provider rows); ws is
         already updated at (q, v) and rows are the providers' rows at (q, v)."""
         model, ws, cfg = self.model, self.ws, self.config
-        dt, thr = cfg.dt, cfg.thresholds
+        dt, thr, tol = cfg.dt, cfg.thresholds, cfg.contact_tolerance
         q, v = self._q, self._v
         nj = model.nj
         self._memory_dict()
         M_factor = factor_mass_matrix(ws.M, self._L)
         patches = self.detector.detect(ws.R, ws.p)
-        contacts = self._contacts(patches)
+        contacts = self._contacts(patches, speculative=True)
         hard, hard_map, soft_force = self._provider_rows(rows, v)
 
         # 3. impulses (Eq. 18-19)
@@ -416,6 +444,7 @@ class Simulator:
         hv = hard.jacobian @ v
         approaching |= bool(len(hv) and hv.min() < -thr.impact)
         impulse_ran = False
+        bounded = False
         if approaching:
             impulse_ran = True
 
@@ -424,8 +453,11 @@ class Simulator:
                     return np.where(hv[comps] < -thr.bounce, -hard.restitution[comps] * hv[comps], 0.0)
                 out = np.zeros(len(comps))
                 vz = c.vel[2]
+                gap = float(c.area.gap.min())
                 if vz < -thr.bounce:  # Eq. 15: only the normal direction bounces
                     out[0] = -c.material.restitution * vz
+                if gap > tol and out[0] <= 0.0:  # speculative and not bouncing: it arrives at
+                    out[0] = -gap / dt  # the surface at the end of the step
                 return out
 
             rep = solve_with_checks(
@@ -434,18 +466,21 @@ class Simulator:
             )  # fmt: skip
             v_plus = rep.x
             hard_impulse = rep.hard_lambda
+            bounded = rep.bounded
             for c in contacts:
                 if not c.released:
                     impulses[c.area.patch.key] = c.lam.copy()
             ws.update(q, v_plus)
             before = contacts
-            contacts = self._contacts(patches)
+            contacts = self._contacts(patches, speculative=False)
             kept = {c.area.patch.key for c in contacts}
             for c in before:  # bounced off: reported with its impulse only
                 if c.area.patch.key in impulses and c.area.patch.key not in kept:
                     c.released = True
                     contacts.append(c)
             hv = hard.jacobian @ v_plus
+        elif any(c.area.gap.max() > tol for c in contacts):  # speculative points: impulses only
+            contacts = self._contacts(patches, speculative=False)
 
         # 4. accelerations and wrenches (Eq. 20a, 20b)
         tau_full = self._tau_full
@@ -454,7 +489,7 @@ class Simulator:
         tau_full += soft_force
         if ext is not None:
             tau_full += ext
-        a0 = mass_solve(M_factor, tau_full - ws.b)
+        a0 = mass_solve(M_factor, tau_full - self._damping * v_plus - ws.b)
         for c in contacts:
             c.set_desired(self.gains)
         kp, kd = self.gains
@@ -473,10 +508,13 @@ class Simulator:
             contacts, hard, self._hard_active(hard, hv), M_factor, a0, rhs_accel, next_vt, ws, self.gains, cfg.max_rounds
         )
         a = rep.x
-        v_next = v_plus + dt * a
+        # 5. integration (dynamics/integrator.py) with the constraint force Hᵀλ = M (a - a0)
+        # held over the step beside the joint torques
         q_next = np.empty(model.nq)
-        t = self._tree
-        integrate_nb(t.joint_type, t.q_index, t.v_index, q, v_next, dt, q_next)
+        v_next = np.empty(model.nv)
+        tau_c = np.empty(model.nv)
+        held_forces_nb(ws.M, a, a0, tau_full, tau_c)
+        rk4_step_nb(self._tree, self._stage, q, v_plus, a, tau_c, self._damping, dt, q_next, v_next)
         if not (all_finite(q_next) and all_finite(v_next)):
             raise SimulationError(f"step at t = {self._t:.6f} s produced a non-finite state")
 
@@ -489,8 +527,8 @@ class Simulator:
         for p, f in zip(self.providers, forces):
             p.accept_forces(f)
         return StepResult(
-            self._t, q_next.copy(), v_next.copy(), tau_j, tuple(reports), zmp, rep.rounds, rep.validated,
-            impulse_ran, max_pen, tuple(forces),
+            self._t, q_next.copy(), v_next.copy(), tau_j, tuple(reports), zmp, rep.rounds, rep.validated and not bounded,
+            impulse_ran, max_pen, tuple(forces), a.copy(), "bounded" if bounded or rep.bounded else "checked",
         )  # fmt: skip
 
     # ------------------------------------------------------------- helpers
@@ -500,9 +538,12 @@ class Simulator:
             return np.zeros(0, dtype=bool)
         return hv < self.config.thresholds.separating + self._correction_rate * np.maximum(0.0, hard.violation)
 
-    def _contacts(self, patches: list[ContactPatch]) -> list[ActiveContact]:
-        """Active contacts at the workspace state: separating points dropped, areas classified."""
+    def _contacts(self, patches: list[ContactPatch], speculative: bool) -> list[ActiveContact]:
+        """Active contacts at the workspace state: separating points dropped, areas classified.
+        Points farther than contact_tolerance are speculative: kept (speculative=True) only
+        when they would come within it during the step at their normal velocity."""
         ws, sep = self.ws, self.config.thresholds.separating
+        tol, dt = self.config.contact_tolerance, self.config.dt
         out = []
         for patch in patches:
             V = ws.V[patch.body]
@@ -513,7 +554,10 @@ class Simulator:
             vn = V[:3] @ n + patch.points @ nxw
             # a penetrating point moving out no faster than the correction of Eq. 20b
             # drives it (about 2 w |gap|) is being corrected, not separating
-            keep = vn <= sep + self._correction_rate * np.maximum(0.0, -patch.gap)
+            near = patch.gap <= tol
+            keep = near & (vn <= sep + self._correction_rate * np.maximum(0.0, -patch.gap))
+            if speculative:
+                keep |= ~near & (patch.gap + vn * dt < tol)
             nkeep = int(np.count_nonzero(keep))
             if nkeep == 0:
                 continue

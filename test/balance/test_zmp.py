@@ -79,7 +79,7 @@ def test_zmp_of_contact_wrenches_equals_zmp_of_whole_body_newton_euler():
         if i % 40 != 39 or r.impulse:
             continue
         zmps_now = r.zmp.zmp[0]
-        a = (r.v - v) / sim.config.dt
+        a = r.acceleration  # v̇ at (q, v), the one the reported wrenches belong to
         base_rows = inverse_dynamics(model, q, v, a)[:6]
         ws.update(q, v)
         F = np.linalg.solve(ws.S[:6], base_rows)  # contact wrench about the world origin

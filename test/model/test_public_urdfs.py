@@ -9,17 +9,8 @@ import numpy as np
 import pytest
 
 from humanoid_sim.model import JointType, ShapeKind, load_urdf
-from humanoid_sim.model.resource_paths import example_robot_data_share_dirs
 
 pin = pytest.importorskip("pinocchio")
-
-
-def robots_dir() -> Path:
-    for share in example_robot_data_share_dirs():
-        robots = share / "example-robot-data" / "robots"
-        if robots.is_dir():
-            return robots
-    pytest.skip("example-robot-data is not installed")
 
 
 PUBLIC = [
@@ -40,8 +31,8 @@ def load_quietly(path: Path, **kwargs):
 
 
 @pytest.mark.parametrize("relative", PUBLIC, ids=[Path(p).stem for p in PUBLIC])
-def test_public_humanoid_matches_pinocchio(relative: str) -> None:
-    path = robots_dir() / relative
+def test_public_humanoid_matches_pinocchio(relative: str, robots_dir: Path) -> None:
+    path = robots_dir / relative
     # Pinocchio reads <mimic> joints as independent joints by default; so do we with this flag.
     model = load_quietly(path, mimic="independent")
     oracle = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
@@ -96,8 +87,8 @@ def test_public_humanoid_matches_pinocchio(relative: str) -> None:
         np.testing.assert_allclose(ours.X_body_frame, frame.placement.homogeneous, atol=1e-12)
 
 
-def test_romeo_with_mimic_fixed_welds_the_fingers() -> None:
-    path = robots_dir() / "romeo_description/urdf/romeo.urdf"
+def test_romeo_with_mimic_fixed_welds_the_fingers(robots_dir: Path) -> None:
+    path = robots_dir / "romeo_description/urdf/romeo.urdf"
     independent = load_quietly(path, mimic="independent")
     fixed = load_quietly(path, mimic="fixed")
     assert fixed.nv < independent.nv
@@ -105,15 +96,15 @@ def test_romeo_with_mimic_fixed_welds_the_fingers() -> None:
     assert all(t != JointType.FIXED_TO_WORLD for t in fixed.joint_type[1:])
 
 
-def test_mimic_refused_by_default_naming_the_joint() -> None:
+def test_mimic_refused_by_default_naming_the_joint(robots_dir: Path) -> None:
     from humanoid_sim.model import UrdfError
 
     with pytest.raises(UrdfError, match=r"joint '\w+': <mimic> joints are not supported"):
-        load_urdf(robots_dir() / "talos_data/robots/talos_reduced.urdf")
+        load_urdf(robots_dir / "talos_data/robots/talos_reduced.urdf")
 
 
-def test_talos_loads_without_flooding_the_console(capfd: pytest.CaptureFixture[str]) -> None:
-    path = robots_dir() / "talos_data/robots/talos_full_v2.urdf"
+def test_talos_loads_without_flooding_the_console(capfd: pytest.CaptureFixture[str], robots_dir: Path) -> None:
+    path = robots_dir / "talos_data/robots/talos_full_v2.urdf"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model = load_urdf(path, mimic="independent")
@@ -133,14 +124,16 @@ MESHED = [
 
 
 @pytest.mark.parametrize("relative", MESHED, ids=[Path(p).stem for p in MESHED])
-def test_collision_hulls_match_pinocchio_geometry(relative: str, rng: np.random.Generator) -> None:
+def test_collision_hulls_match_pinocchio_geometry(
+    relative: str, rng: np.random.Generator, robots_dir: Path
+) -> None:
     """Each mesh hull (scaled, placed in its body frame) has the same support function as the
     mesh Pinocchio/coal loads with assimp: same convex set, so same units, axes and scale."""
-    path = robots_dir() / relative
+    path = robots_dir / relative
     model = load_quietly(path, mimic="independent", strict_inertia=False)
     oracle = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
     geometry = pin.buildGeomFromUrdf(
-        oracle, str(path), pin.COLLISION, package_dirs=[str(robots_dir().parents[1])]
+        oracle, str(path), pin.COLLISION, package_dirs=[str(robots_dir.parents[1])]
     )
     by_name = {g.name: g for g in geometry.geometryObjects}
     directions = rng.normal(size=(64, 3))
@@ -182,8 +175,8 @@ OTHERS = [  # non-humanoids that exercise other paths: world weld, continuous jo
 
 
 @pytest.mark.parametrize("relative", OTHERS, ids=[Path(p).stem for p in OTHERS])
-def test_other_public_robots_agree_with_pinocchio(relative: str) -> None:
-    path = robots_dir() / relative
+def test_other_public_robots_agree_with_pinocchio(relative: str, robots_dir: Path) -> None:
+    path = robots_dir / relative
     model = load_quietly(path, mimic="independent", strict_inertia=False)
     oracle = (
         pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())

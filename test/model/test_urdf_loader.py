@@ -395,7 +395,8 @@ def test_a_joint_named_like_a_link_leaves_the_frame_name_to_the_link() -> None:
 def test_strict_inertia_false_keeps_impossible_inertias_with_one_warning() -> None:
     urdf = (
         '<robot name="r">'
-        '<link name="a"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.3"/></inertial></link>'
+        '<link name="a"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.3"/></inertial>'
+        '<collision><geometry><sphere radius="0.1"/></geometry></collision></link>'
         '<link name="b"><inertial><mass value="0"/><inertia ixx="0.1" iyy="0.1" izz="0.1"/></inertial></link>'
         '<joint name="j" type="fixed"><parent link="a"/><child link="b"/></joint></robot>'
     )

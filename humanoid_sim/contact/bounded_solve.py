@@ -1,0 +1,229 @@
+"""The bounded solve: contact and limit forces that are valid by construction.
+
+Seed 000 solves the constrained rows as equalities and checks the result (4.4-4.6); with
+redundant contacts (a body lying flat, two feet and a knee down, a planar chain) the
+matrix B = H A^-1 H^T of Eq. 21 is singular and, after the allowed rounds, the checks can
+still fail. Seed 002 relaxes the same constraints into a regularised, bounded quadratic
+programme (Eq. 9, 11). This module solves that relaxation over the virtual-link rows of
+seed 000: with r = rhs - H base,
+
+    min_λ  ½ λᵀ (B + ε I) λ - λᵀ r      subject to  λ ∈ K,
+
+and x = base + A^-1 Hᵀ λ. Without bounds and with ε = 0 its minimiser solves B λ = r, the
+equality of Eq. 21, which is also the minimiser of Eq. 9's residual ‖B λ - r‖² (B symmetric
+positive definite): the two differ only where the bounds act. This form is used because
+projected Gauss-Seidel on it converges with the condition number of B, not of its square.
+ε = ``reg`` × the mean diagonal of B is seed 002's λ: it makes every B well-posed.
+
+K is the product of one cone per block, the validity checks of seed 000 4.4-4.5 made
+into bounds, so that every iterate passes them:
+  ONE_SIDED  (a hard provider row):        λ >= 0.
+  BOX        (joint friction):             |λ| <= bound.
+  POINT      rows (f_z, f_x, f_y):         f_z >= 0, |f_t| <= μ f_z (Eq. 31).
+  LINE       rows (f_z, n_y, f_x, f_y, n_z): f_z >= 0, p_v (Eq. 26) on the segment,
+                                           |f_t| <= μ f_z, |n_z| <= μ f_z d (Eq. 33).
+  SURFACE    rows (f_z, n_x, n_y, f_x, f_y, n_z): f_z >= 0, p_v inside the hull,
+                                           |f_t| <= μ f_z, |n_z| <= μ f_z d.
+Rows are in the virtual-link frame of each contact (z the normal), in the order of
+``ActiveContact.components()`` for a sticking, non-spinning contact. The projection of a
+block keeps f_z, moves p_v to the nearest point of the hull, and scales f_t and n_z onto
+their bounds; the Gauss-Seidel sweeps stop when no force changes by more than ``tol``
+relative to the largest one, or after ``max_sweeps``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from humanoid_sim.contact.kernels import cho_solve_vec
+
+__all__ = [
+    "BLOCK_BOX",
+    "BLOCK_LINE",
+    "BLOCK_ONE_SIDED",
+    "BLOCK_POINT",
+    "BLOCK_SURFACE",
+    "BoundedRows",
+    "bounded_solve_nb",
+]
+
+BLOCK_ONE_SIDED, BLOCK_POINT, BLOCK_LINE, BLOCK_SURFACE, BLOCK_BOX = 0, 1, 2, 3, 4
+
+
+class BoundedRows(NamedTuple):
+    """The rows of one bounded solve (k rows in nb blocks).
+
+    H: constrained rows (k, nv); rhs: their desired values (k,) (accelerations [m/s^2,
+    rad/s^2] or, for impulses, velocities [m/s, rad/s]).
+    block_start (nb + 1,): first row of each block; block_kind (nb,): BLOCK_* above.
+    mu (nb,): friction coefficient of a contact block; arm (nb,): torsion arm d [m];
+    bound (nb,): |λ| bound of a BOX block [N m or N].
+    hull_xy (h, 2): each contact's hull in its virtual-link frame [m] (ccw for a surface,
+    the two ends for a line); hull_start (nb + 1,): each block's first hull row.
+    """
+
+    H: np.ndarray
+    rhs: np.ndarray
+    block_start: np.ndarray
+    block_kind: np.ndarray
+    mu: np.ndarray
+    arm: np.ndarray
+    bound: np.ndarray
+    hull_xy: np.ndarray
+    hull_start: np.ndarray
+
+
+@njit(cache=True)
+def _nearest_in_polygon(px, py, poly):
+    """(px, py) if inside the ccw polygon (k >= 3, 2), else the nearest boundary point."""
+    k = poly.shape[0]
+    inside = True
+    best = 1e300
+    bx, by = px, py
+    for i in range(k):
+        j = (i + 1) % k
+        ax, ay = poly[i, 0], poly[i, 1]
+        ex, ey = poly[j, 0] - ax, poly[j, 1] - ay
+        if ex * (py - ay) - ey * (px - ax) < 0.0:
+            inside = False
+        ee = ex * ex + ey * ey
+        t = 0.0 if ee == 0.0 else ((px - ax) * ex + (py - ay) * ey) / ee
+        t = min(1.0, max(0.0, t))
+        cx, cy = ax + t * ex, ay + t * ey
+        d = (cx - px) * (cx - px) + (cy - py) * (cy - py)
+        if d < best:
+            best = d
+            bx, by = cx, cy
+    if inside:
+        return px, py
+    return bx, by
+
+
+@njit(cache=True)
+def _project_block(kind, lam, s, mu, arm, bound, hull):
+    """Project the forces lam[s:...] of one block onto its cone (module docstring)."""
+    if kind == BLOCK_ONE_SIDED:
+        if lam[s] < 0.0:
+            lam[s] = 0.0
+        return
+    if kind == BLOCK_BOX:
+        lam[s] = min(bound, max(-bound, lam[s]))
+        return
+    # contact blocks: f_z first, then the moments that place p_v, then f_x, f_y (, n_z)
+    if kind == BLOCK_POINT:
+        nrow, ft = 3, s + 1
+    elif kind == BLOCK_LINE:
+        nrow, ft = 5, s + 2
+    else:
+        nrow, ft = 6, s + 3
+    fz = lam[s]
+    if fz <= 0.0:
+        for r in range(s, s + nrow):
+            lam[r] = 0.0
+        return
+    if kind == BLOCK_LINE:  # p_v x = -n_y / f_z on the segment
+        x0, x1 = hull[0, 0], hull[hull.shape[0] - 1, 0]
+        lo, hi = min(x0, x1), max(x0, x1)
+        px = min(hi, max(lo, -lam[s + 1] / fz))
+        lam[s + 1] = -px * fz
+    elif kind == BLOCK_SURFACE:  # p_v = (-n_y / f_z, n_x / f_z) inside the hull (Eq. 26)
+        px, py = _nearest_in_polygon(-lam[s + 2] / fz, lam[s + 1] / fz, hull)
+        lam[s + 1] = py * fz
+        lam[s + 2] = -px * fz
+    t = math.sqrt(lam[ft] * lam[ft] + lam[ft + 1] * lam[ft + 1])
+    cap = mu * fz
+    if t > cap:
+        scale = cap / t
+        lam[ft] *= scale
+        lam[ft + 1] *= scale
+    if kind != BLOCK_POINT:
+        cap_z = mu * arm * fz
+        lam[ft + 2] = min(cap_z, max(-cap_z, lam[ft + 2]))
+
+
+@njit(cache=True)
+def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam) -> int:
+    """Solve the bounded, regularised problem of the module docstring.
+
+    rows: BoundedRows; L: lower Cholesky factor of the joint-space inertia A (nv, nv);
+    base: the unconstrained solution (nv,) (A^-1 (τ - b), or the pre-impact velocity).
+    Writes x (nv,) and λ (k,) (row forces, or impulses). Returns the sweeps done.
+    """
+    H = rows.H
+    k, nv = H.shape
+    for i in range(nv):
+        x[i] = base[i]
+    for j in range(k):
+        lam[j] = 0.0
+    if k == 0:
+        return 0
+    Y = np.empty((nv, k))  # A^-1 Hᵀ
+    col = np.empty(nv)
+    row = np.empty(nv)
+    for j in range(k):
+        for i in range(nv):
+            row[i] = H[j, i]
+        cho_solve_vec(L, row, col)
+        for i in range(nv):
+            Y[i, j] = col[i]
+    B = np.empty((k, k))
+    r = np.empty(k)
+    mean_diag = 0.0
+    for a in range(k):
+        s = 0.0
+        for i in range(nv):
+            s += H[a, i] * base[i]
+        r[a] = rows.rhs[a] - s
+        for b in range(k):
+            s = 0.0
+            for i in range(nv):
+                s += H[a, i] * Y[i, b]
+            B[a, b] = s
+        mean_diag += B[a, a]
+    eps = reg * mean_diag / k
+    w = np.zeros(k)  # (B + ε I) λ
+    old = np.empty(6)
+    pre = np.empty(6)
+    nb = rows.block_kind.shape[0]
+    sweeps = 0
+    for sweeps in range(1, max_sweeps + 1):
+        change = 0.0
+        largest = 0.0
+        for blk in range(nb):
+            s0, s1 = rows.block_start[blk], rows.block_start[blk + 1]
+            for j in range(s0, s1):
+                old[j - s0] = lam[j]
+            for j in range(s0, s1):  # Gauss-Seidel over the block's rows
+                d = B[j, j] + eps
+                if d <= 0.0:
+                    continue
+                delta = (r[j] - w[j]) / d
+                lam[j] += delta
+                for a in range(k):
+                    w[a] += B[a, j] * delta
+                w[j] += eps * delta
+            for j in range(s0, s1):
+                pre[j - s0] = lam[j]
+            h0, h1 = rows.hull_start[blk], rows.hull_start[blk + 1]
+            _project_block(rows.block_kind[blk], lam, s0, rows.mu[blk], rows.arm[blk], rows.bound[blk],
+                           rows.hull_xy[h0:h1])  # fmt: skip
+            for j in range(s0, s1):
+                delta = lam[j] - pre[j - s0]
+                if delta != 0.0:
+                    for a in range(k):
+                        w[a] += B[a, j] * delta
+                    w[j] += eps * delta
+                change = max(change, abs(lam[j] - old[j - s0]))
+                largest = max(largest, abs(lam[j]))
+        if change <= tol * (1.0 + largest):
+            break
+    for i in range(nv):
+        s = 0.0
+        for j in range(k):
+            s += Y[i, j] * lam[j]
+        x[i] = base[i] + s
+    return sweeps

@@ -1,0 +1,146 @@
+"""The bounded solve (seed 002 Eq. 9/11 over seed 000's rows): valid by construction.
+
+Truths: where the checked solve of seed 000 is valid, the bounded solve finds the same
+forces (up to its regularisation); where it is not, every wrench the bounded solve returns
+passes the validity checks of seed 000 4.4-4.5; and a collapsing humanoid never integrates
+a solve that failed its checks.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from contact_scenes import G
+
+from humanoid_sim.contact.bounded_solve import (
+    BLOCK_ONE_SIDED,
+    BLOCK_POINT,
+    BLOCK_SURFACE,
+    BoundedRows,
+    bounded_solve_nb,
+)
+from humanoid_sim.contact.kernels import cholesky_into
+from humanoid_sim.contact.virtual_link import ContactKind
+from humanoid_sim.limits.range_config import parse_range_of_motion
+from humanoid_sim.limits.range_of_motion_provider import RangeOfMotionProvider
+from humanoid_sim.model.urdf_loader import load_urdf
+from humanoid_sim.simulator.simulator import Simulator
+
+URDF = Path(__file__).resolve().parents[2] / "urdf" / "humanoid.urdf"
+
+
+def _rows(H, rhs, kinds, sizes, mu=0.5, arm=0.0, hulls=None):
+    nb = len(kinds)
+    hulls = hulls or [np.zeros((0, 2))] * nb
+    return BoundedRows(
+        np.ascontiguousarray(H, dtype=float), np.asarray(rhs, dtype=float),
+        np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64), np.array(kinds, dtype=np.int64),
+        np.full(nb, mu), np.full(nb, arm), np.zeros(nb), np.ascontiguousarray(np.concatenate(hulls), dtype=float),
+        np.concatenate([[0], np.cumsum([len(h) for h in hulls])]).astype(np.int64),
+    )  # fmt: skip
+
+
+def _solve(rows, M, base):
+    L = np.zeros_like(M)
+    assert cholesky_into(M, L)
+    x = np.empty(len(base))
+    lam = np.empty(len(rows.rhs))
+    sweeps = bounded_solve_nb(rows, L, base, 1e-9, 500, 1e-13, x, lam)
+    return x, lam, sweeps
+
+
+def test_unbounded_solution_is_the_equality_solve(rng):
+    # well inside every bound, the minimiser solves B λ = r: the constraint rows hold
+    nv = 5
+    Q = rng.normal(size=(nv, nv))
+    M = Q @ Q.T + nv * np.eye(nv)
+    H = rng.normal(size=(2, nv))
+    base = rng.normal(size=nv)
+    rhs = H @ base + np.array([5.0, 3.0])  # pushes both rows the positive way
+    x, lam, _ = _solve(_rows(H, rhs, [BLOCK_ONE_SIDED] * 2, [1, 1]), M, base)
+    B = H @ np.linalg.solve(M, H.T)
+    lam_exact = np.linalg.solve(B, rhs - H @ base)
+    assert np.all(lam_exact > 0)
+    assert lam == pytest.approx(lam_exact, rel=1e-6)
+    assert H @ x == pytest.approx(rhs, rel=1e-6)
+
+
+def test_one_sided_row_that_would_pull_is_released(rng):
+    nv = 3
+    M = np.diag([2.0, 1.0, 3.0])
+    H = np.array([[1.0, 0.0, 0.0]])
+    base = np.array([1.0, 0.0, 0.0])
+    x, lam, _ = _solve(_rows(H, [0.0], [BLOCK_ONE_SIDED], [1]), M, base)
+    # holding x0 at 0 would need λ < 0: the row is let go and x is the free solution
+    assert lam[0] == 0.0
+    assert x == pytest.approx(base)
+
+
+def test_point_contact_friction_is_capped_at_mu_fz():
+    # a point mass pushed sideways on the ground: sticking would need |f_t| > μ f_z
+    M = np.eye(3) * 2.0
+    H = np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])  # rows f_z, f_x, f_y
+    base = np.array([8.0, 0.0, -G])  # a0: 8 m/s^2 sideways, gravity down
+    x, lam, _ = _solve(_rows(H, [0.0, 0.0, 0.0], [BLOCK_POINT], [3], mu=0.5), M, base)
+    fz, fx = lam[0], lam[1]
+    assert fz == pytest.approx(2.0 * G, rel=1e-6)
+    assert fx == pytest.approx(-0.5 * fz, rel=1e-6)  # at the cone, against the push
+    assert x[0] == pytest.approx(8.0 - 0.5 * G, rel=1e-6)
+
+
+def test_centre_of_pressure_is_kept_inside_the_sole():
+    # one body with a square sole; a moment about y that would put p_v outside the sole
+    half = 0.05
+    hull = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
+    M = np.diag([1.0, 1.0, 1.0, 0.01, 0.01, 0.01])  # (v, ω) of a small body
+    H = np.zeros((6, 6))
+    H[0, 2] = H[1, 3] = H[2, 4] = H[3, 0] = H[4, 1] = H[5, 5] = 1.0  # f_z, n_x, n_y, f_x, f_y, n_z
+    base = np.array([0.0, 0.0, -G, 0.0, 100.0, 0.0])  # tipping about y: holding needs p_v 0.1 m out
+    x, lam, _ = _solve(_rows(H, np.zeros(6), [BLOCK_SURFACE], [6], mu=1.0, arm=0.03, hulls=[hull]), M, base)
+    fz, nx, ny = lam[0], lam[1], lam[2]
+    assert fz > 0
+    px, py = -ny / fz, nx / fz
+    assert -half - 1e-9 <= px <= half + 1e-9 and -half - 1e-9 <= py <= half + 1e-9
+    assert abs(px) == pytest.approx(half, rel=1e-6)  # on the edge it tips about
+
+
+def _valid(report, mu_s, tol=1e-6):
+    """The checks of seed 000 4.4-4.5 on a reported wrench (virtual-link frame)."""
+    f = report.wrench_local
+    fz = f[2]
+    if fz < -tol:
+        return False
+    if fz <= tol:
+        return True
+    if np.hypot(f[0], f[1]) > mu_s * fz * (1 + tol) + tol:
+        return False
+    if report.kind == ContactKind.POINT:
+        return True
+    R, o = report.R_world_vl, report.origin
+    xy = (report.points - o) @ R[:, :2]
+    pv = np.array([-f[4] / fz, f[3] / fz])
+    if report.kind == ContactKind.LINE:
+        return xy[:, 0].min() - tol <= pv[0] <= xy[:, 0].max() + tol
+    from scipy.spatial import ConvexHull
+
+    hull = ConvexHull(xy)
+    return bool(np.all(hull.equations[:, :2] @ pv + hull.equations[:, 2] <= tol))
+
+
+def test_collapsing_humanoid_never_integrates_a_failed_solve():
+    model = load_urdf(str(URDF))
+    sim = Simulator(model, providers=[RangeOfMotionProvider(model, parse_range_of_motion({}))])
+    sim.reset("stand")
+    mu_s = sim.config.environment.ground.material.mu_s
+    bounded = 0
+    for _ in range(1500):  # 1.5 s of a passive collapse: knees buckle, hips and hands land
+        r = sim.step()
+        assert np.all(np.isfinite(r.q)) and np.all(np.isfinite(r.v))
+        assert r.solver in ("checked", "bounded")
+        if not r.validated:
+            assert r.solver == "bounded"
+        bounded += r.solver == "bounded"
+        for c in r.contacts:
+            if not np.any(c.impulse_local):
+                assert _valid(c, mu_s), (r.t, c.link, c.kind, c.wrench_local)
+    assert bounded > 0  # the collapse does meet solves that fail their checks
