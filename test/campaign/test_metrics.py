@@ -22,7 +22,9 @@ def model():
 
 def step(model, t, q, v, margin=0.05):
     zmp = ZmpReport(np.zeros(3), np.zeros((0, 2)), margin, np.zeros(3), np.zeros(3))
-    return StepResult(t, q, v, np.zeros(model.nj), (), zmp, 1, True, False, 0.0, ())
+    # by name: the recorder reads t, q, v, contacts and zmp; the other fields are placeholders
+    known = {"t": t, "q": q, "v": v, "tau_applied": np.zeros(model.nj), "contacts": (), "zmp": zmp}
+    return StepResult(**{name: known.get(name) for name in StepResult._fields})
 
 
 def recorder(model, q0):
