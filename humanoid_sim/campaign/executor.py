@@ -75,7 +75,8 @@ def connect_ray(config: ExecutorConfig) -> bool:
         return False
     pythonpath = os.pathsep.join(filter(None, [PACKAGE_PARENT, os.environ.get("PYTHONPATH")]))
     kwargs: dict[str, Any] = dict(
-        address=config.address,
+        # "local": a new local Ray even when this machine runs a cluster started by `ray start`
+        address=config.address or "local",
         runtime_env={"env_vars": {"PYTHONPATH": pythonpath}},
         log_to_driver=False,
         include_dashboard=False,
