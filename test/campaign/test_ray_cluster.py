@@ -7,6 +7,7 @@ replaces 127.0.0.1 in a cluster address with that address, so nodes bound to 127
 (``--node-ip-address 127.0.0.1``) cannot be joined on a machine that has another interface."""
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +15,7 @@ from conftest import make_campaign
 from humanoid_sim.campaign.executor import ExecutorConfig, execute
 from humanoid_sim.campaign.run import NOT_DETERMINISTIC_COLUMNS
 
+ROOT = Path(__file__).resolve().parents[2]
 ray = pytest.importorskip("ray")
 from ray.cluster_utils import Cluster  # noqa: E402
 
@@ -41,6 +43,14 @@ def varied_campaign():
         }})
 
 
+def assert_same_row(row, other, what):
+    """Equal columns and values (NaN equals NaN)."""
+    assert row.keys() == other.keys()
+    for name, value in row.items():
+        nan_both = isinstance(value, float) and math.isnan(value) and math.isnan(other[name])
+        assert value == other[name] or nan_both, f"{what}, {name}: {value!r} != {other[name]!r}"
+
+
 def rows_of(campaign, config):
     rows = []
     execute(campaign, campaign.runs(), rows.append, config)
@@ -55,10 +65,21 @@ def test_every_row_on_a_two_node_loopback_cluster_equals_the_serial_run(loopback
     outcomes = {row["outcome"] for row in serial.values()}
     assert "ok" in outcomes and "fell" in outcomes  # the campaign exercises both ends
     for run_id, row in serial.items():
-        other = clustered[run_id]
-        assert row.keys() == other.keys()
-        for name, value in row.items():
-            nan_both = isinstance(value, float) and math.isnan(value) and math.isnan(other[name])
-            assert value == other[name] or nan_both, f"run {run_id}, {name}: {value!r} != {other[name]!r}"
+        assert_same_row(row, clustered[run_id], f"run {run_id}")
     assert len(loopback_cluster.list_all_nodes()) == 2
     assert not ray.is_initialized()  # the executor disconnected from the cluster it joined
+
+
+def test_the_command_line_on_two_local_ray_workers_gives_the_serial_rows(tmp_path):
+    from humanoid_sim.campaign.cli import main
+    from humanoid_sim.campaign.results import ResultsTable
+
+    grid = ROOT / "examples" / "campaigns" / "stand_push_grid.yaml"
+    tables = {}
+    for how in (["--serial"], ["--workers", "2"]):
+        out = tmp_path / how[0].strip("-")
+        assert main(["campaign", "run", str(grid), *how, "--limit", "6", "--output", str(out), "--no-progress"]) == 0
+        tables[how[0]] = ResultsTable.find(out).read().drop_columns(list(NOT_DETERMINISTIC_COLUMNS)).to_pylist()
+    assert len(tables["--serial"]) == len(tables["--workers"]) == 6
+    for row, other in zip(tables["--serial"], tables["--workers"]):
+        assert_same_row(row, other, f"run {row['run_id']}")
