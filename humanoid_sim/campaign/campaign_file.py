@@ -200,8 +200,10 @@ class Campaign:
         """Digest of the settings every run depends on besides its scenario (robot, world,
         controller, duration, fall test): a row of another fingerprint is not reused."""
         # files count by content, not by path (the same campaign in another checkout resumes)
-        files = {"urdf": self.robot.urdf, "environment": self.world.environment,
-                 "walking_config": self.controller.walking_config}
+        walking = self.controller.walking_config
+        if walking is None and self.controller.kind == "walk":
+            walking = str(resolve_path("config/walking.yaml", SOURCE_ROOT))
+        files = {"urdf": self.robot.urdf, "environment": self.world.environment, "walking_config": walking}
         payload = {"duration_s": self.duration_s, "initial_pose": self.robot.initial_pose,
                    "controller": {**asdict(self.controller), "walking_config": None, "search_dir": None},
                    "fall": asdict(self.fall),
