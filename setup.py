@@ -59,6 +59,7 @@ setup(
             "sim_node = humanoid_sim.ros.sim_node:main",
             "smoke_publisher = humanoid_sim.ros.smoke_publisher_node:main",
             "walking_controller = humanoid_sim.ros.walking_controller_node:main",
+            "humanoid_sim = humanoid_sim.campaign.cli:main",
         ],
     },
 )
