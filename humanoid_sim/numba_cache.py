@@ -41,3 +41,35 @@ def configure_numba_cache_dir() -> str:
             cache_home / "humanoid_sim" / "numba" / kernel_sources_digest()
         )
     return os.environ["NUMBA_CACHE_DIR"]
+
+
+# Wall time of a first start's compilation of every kernel, measured on a 2-core machine
+# (library 46 s; node warm-up with the controller beside it up to ~90 s): for the progress line.
+FIRST_COMPILE_ESTIMATE_S = 60
+
+
+def kernel_cache_subpath(source_dir: Path) -> str:
+    """The folder inside NUMBA_CACHE_DIR where numba keeps the cache of the kernels of the
+    files in ``source_dir`` (numba's rule: the folder's name and a SHA-1 of its absolute path)."""
+    path = os.path.abspath(source_dir)
+    return f"{os.path.split(path)[-1]}_{hashlib.sha1(path.encode()).hexdigest()}"
+
+
+def kernels_cached(package_dir: Path = PACKAGE_DIR) -> bool:
+    """Whether numba has cached kernels for every folder of this installed copy that has kernel
+    files (False on the first start after an install or a change: they compile now)."""
+    cache = Path(configure_numba_cache_dir())
+    folders = {
+        path.parent for path in package_dir.rglob("*.py") if _IMPORTS_NUMBA.search(path.read_bytes())
+    }
+    return all(any((cache / kernel_cache_subpath(folder)).glob("*.nbi")) for folder in folders)
+
+
+def compile_notice() -> str:
+    """One progress line for a start-up that is about to compile or load the kernels."""
+    if kernels_cached():
+        return "loading physics kernels from the cache..."
+    return (
+        f"compiling physics kernels (first start after install, ~{FIRST_COMPILE_ESTIMATE_S} s;"
+        f" cached in {configure_numba_cache_dir()})..."
+    )

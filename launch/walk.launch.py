@@ -1,6 +1,6 @@
 """Launch the simulator with the bundled humanoid, the walking controller and (optionally) RViz.
 
-    ros2 launch humanoid_sim walk.launch.py [mode:=walk|stand] [walk_speed:=0.15] [rviz:=true]
+    ros2 launch humanoid_sim walk.launch.py [mode:=walk|stand] [walk_speed:=0.15] [rviz:=true] [viewer:=true]
         [urdf:=/path/robot.urdf] [loop_mode:=lockstep|realtime|fast] [real_time_factor:=1.0]
         [state_rate:=250.0] [use_sim_time:=true]
 
@@ -27,12 +27,14 @@ without torques.
 from pathlib import Path
 
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, RegisterEventHandler
+from launch.actions import DeclareLaunchArgument, OpaqueFunction, RegisterEventHandler
 from launch.conditions import IfCondition
 from launch.event_handlers import OnProcessIO
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
+
+from humanoid_sim.ros.launch_checks import require_rviz_when_asked
 
 
 def package_share() -> Path:
@@ -82,6 +84,7 @@ def generate_launch_description() -> LaunchDescription:
                 "joint_states_rate": state_rate,
                 "odometry_rate": state_rate,
                 "use_sim_time": use_sim_time,
+                "viewer": ParameterValue(arg("viewer"), value_type=bool),
             },
         ],
     )
@@ -107,7 +110,9 @@ def generate_launch_description() -> LaunchDescription:
                       " odometry and computes new torques at its control rate, 250 Hz"),
             _argument("rviz", "false",
                       "start RViz with config/humanoid_sim.rviz (robot, tf, contact wrenches, ZMP, polygon)"),
+            _argument("viewer", "false", "serve a live 3D view in a web browser (no RViz needed): http://127.0.0.1:8080"),
             _argument("use_sim_time", "true", "the simulator and RViz follow the simulator's /clock instead of the wall clock"),
+            OpaqueFunction(function=require_rviz_when_asked),  # before any node: a failure leaves none behind
             controller,
             RegisterEventHandler(
                 OnProcessIO(

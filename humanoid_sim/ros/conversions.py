@@ -308,6 +308,7 @@ def imu_message(
 _GREEN = ColorRGBA(r=0.1, g=0.8, b=0.2, a=1.0)
 _RED = ColorRGBA(r=0.9, g=0.1, b=0.1, a=1.0)
 _BLUE = ColorRGBA(r=0.1, g=0.3, b=0.9, a=0.8)
+_MAGENTA = ColorRGBA(r=0.9, g=0.1, b=0.9, a=1.0)
 _YELLOW = ColorRGBA(r=0.95, g=0.8, b=0.1, a=1.0)
 
 
@@ -320,6 +321,7 @@ def contact_markers(
     polygon: np.ndarray,
     newton_per_metre: float = 500.0,
     namespace: str = "humanoid_sim",
+    pushes: Sequence[tuple[np.ndarray, np.ndarray]] = (),
 ) -> MarkerArray:
     """visualization_msgs/MarkerArray for RViz, all in ``frame`` (the world / odom).
 
@@ -328,6 +330,8 @@ def contact_markers(
         length = |f| / newton_per_metre [m].
     zmp: ZMP [m], shape (3,), or None when there is no ground reaction.
     polygon: support polygon vertices [m], shape (k, 3), counter-clockwise (LINE_STRIP, closed).
+    pushes: per push acting, (point of application (3,) [m], force (3,) [N]); one magenta ARROW
+        each, ending at the point (the force pushes into it), same scale as the contact forces.
     Markers have fixed ids per role, and a leading DELETEALL so vanished contacts vanish.
     """
     stamp = stamp_from_nanoseconds(nanoseconds)
@@ -352,6 +356,13 @@ def contact_markers(
         marker.scale = Vector3(x=0.01, y=0.02, z=0.03)  # shaft diameter, head diameter, head length
         tip = origin + force / newton_per_metre
         marker.points = [Point(x=float(a), y=float(b), z=float(c)) for a, b, c in (origin, tip)]
+        markers.append(marker)
+    for k, (point, force) in enumerate(pushes):
+        point, force = np.asarray(point, float), np.asarray(force, float)
+        marker = new(200 + k, Marker.ARROW, _MAGENTA)
+        marker.scale = Vector3(x=0.015, y=0.03, z=0.04)
+        tail = point - force / newton_per_metre
+        marker.points = [Point(x=float(a), y=float(b), z=float(c)) for a, b, c in (tail, point)]
         markers.append(marker)
     if zmp is not None:
         marker = new(1, Marker.SPHERE, _YELLOW)

@@ -17,6 +17,7 @@ interrupted before any data.
     python -m humanoid_sim.ros.demo --mode walk --duration 20
     python -m humanoid_sim.ros.demo --mode walk --cmd-vel 0.15 0 0.2     # turn left while walking
     python -m humanoid_sim.ros.demo --mode stand --duration 5 --loop-mode realtime
+    python -m humanoid_sim.ros.demo --view --record reports/walk.html   # watch it live; keep a replay and a GIF
 
 The default loop mode is lockstep: the simulator waits for each torque command, so every
 physics tick is controlled whatever the machine's load (the real-time factor is whatever
@@ -64,7 +65,7 @@ from humanoid_sim.ros.conversions import (
     joint_arrays_from_joint_state,
     nanoseconds_from_stamp,
 )
-from humanoid_sim.ros.package_data import package_file
+from humanoid_sim.package_data import package_file
 from humanoid_sim.ros.process_tuning import lower_priority, make_executor
 from humanoid_sim.ros.walking_controller_node import (
     CMD_VEL_TOPIC,
@@ -83,6 +84,7 @@ CONTROLLER_NODE = "walking_controller"
 RECORDED_TOPICS = (JOINT_STATES_TOPIC, ODOMETRY_TOPIC, "support_polygon", "zmp")
 SAMPLE_QUEUE = 100  # messages kept per recorded 100 Hz topic
 STALL_TIMEOUT_S = 10.0  # [s of wall time] without simulated time advancing: the run is over
+RECORDING_STOP_TIMEOUT_S = 120.0  # [s] for the simulator to write the recording when it stops
 NON_FOOT_CONTACT_FORCE = 1.0  # [N]: a link other than the feet pushing harder than this touched the ground
 
 
@@ -116,6 +118,12 @@ def parse_arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--wall-timeout", type=float, default=0.0,
                         help="stop after this many wall seconds whatever the sim time (0: no limit)")
     parser.add_argument("--urdf", type=Path, default=None, help="URDF file (default: the bundled humanoid)")
+    parser.add_argument("--view", action="store_true",
+                        help="serve a live 3D view of the run to a web browser (the simulator's viewer parameter;"
+                             " the address is printed: http://127.0.0.1:8080 unless that port is taken)")
+    parser.add_argument("--record", type=Path, default=None, metavar="FILE",
+                        help="write the run as a self-contained HTML replay to FILE (open it in a browser), and an"
+                             " animated GIF beside it (FILE with .gif), when the run ends")
     options = parser.parse_args(argv)
     if not (options.duration > 0.0 and math.isfinite(options.duration)):
         parser.error("--duration must be > 0")
@@ -143,6 +151,10 @@ def node_commands(options: argparse.Namespace, urdf: Path) -> dict[str, list[str
         "-p", "tf_rate:=50.0",
         "-p", "markers_rate:=10.0",
     ]
+    if options.view:
+        sim += ["-p", "viewer:=true"]
+    if options.record is not None:
+        sim += ["-p", f"viewer_record:={options.record.resolve()}"]
     controller = [
         sys.executable, "-m", "humanoid_sim.ros.walking_controller_node", "--ros-args",
         "-r", f"__node:={CONTROLLER_NODE}",
@@ -540,7 +552,7 @@ def run(options: argparse.Namespace) -> int:
             print_progress(recorder)  # where the run ended (also a run shorter than a second)
     finally:
         wall_time = recorder.sample_wall_time()
-        processes.stop()
+        processes.stop(timeout=RECORDING_STOP_TIMEOUT_S if options.record is not None else 10.0)
         executor.remove_node(node)
         node.destroy_node()
         rclpy.try_shutdown()
@@ -566,6 +578,9 @@ def run(options: argparse.Namespace) -> int:
     if note:
         print(f"demo: {note}")
     print(f"demo: report written to {options.report} (+ {options.report.with_suffix('.json').name})", flush=True)
+    if options.record is not None:
+        print(f"demo: replay {options.record} (open it in a browser), animation {options.record.with_suffix('.gif')}",
+              flush=True)
     return 1 if failure else 0
 
 

@@ -52,17 +52,20 @@ PARAMETER_SPECS: tuple[ParameterSpec, ...] = (
         choices=("error", "independent", "fixed"), read_only=True,
     ),
     ParameterSpec(
-        "initial_pose", "stand",
-        "named initial pose of the simulator (e.g. 'stand'); empty: neutral pose with the base"
-        " at initial_base_position", read_only=True,
+        "initial_pose", "",
+        "named initial pose of config/initial_poses.yaml (e.g. 'stand'; refused, listing the robot's poses,"
+        " when the robot has no such pose); empty: the robot's 'stand' pose if it has one, else the"
+        " neutral pose at initial_base_position / initial_base_rpy", read_only=True,
     ),
     ParameterSpec(
-        "initial_base_position", [0.0, 0.0, 1.0],
-        "base position x y z in odom [m] when initial_pose is empty", low=-1e3, high=1e3, read_only=True, unit="m",
+        "initial_base_position", [0.0, 0.0],
+        "base position in odom [m] for the neutral pose: x y (the robot rests on the ground: lowest"
+        " collision point at ground height) or x y z (the base at height z)", low=-1e3, high=1e3, read_only=True,
+        unit="m",
     ),
     ParameterSpec(
         "initial_base_rpy", [0.0, 0.0, 0.0],
-        "base orientation roll pitch yaw [rad] when initial_pose is empty", low=-math.pi, high=math.pi,
+        "base orientation roll pitch yaw [rad] for the neutral pose", low=-math.pi, high=math.pi,
         read_only=True, unit="rad",
     ),
     ParameterSpec(
@@ -130,9 +133,29 @@ PARAMETER_SPECS: tuple[ParameterSpec, ...] = (
         read_only=True,
     ),
     ParameterSpec("odom_frame", "odom", "tf name of the simulation's world frame (REP 105)", read_only=True),
+    ParameterSpec("push_link", "", "link (or frame) the push service pushes; refused, listing the links, if unknown"),
+    ParameterSpec(
+        "push_wrench", [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        "wrench of the push service: force fx fy fz [N] and moment nx ny nz [N m], odom axes",
+        low=-1e5, high=1e5, unit="N, N m",
+    ),
+    ParameterSpec(
+        "push_point", [0.0, 0.0, 0.0], "where the push's force acts, in push_link's frame [m]", low=-10.0, high=10.0,
+        unit="m",
+    ),
+    ParameterSpec("push_duration", 0.1, "how long the push service's wrench acts [s of sim time]", low=1e-6, high=60.0, unit="s"),
     ParameterSpec(
         "rejection_log_period", 2.0, "at most one log line per this many seconds about rejected commands [s]",
         low=0.0, high=3600.0, unit="s",
+    ),
+    # the browser view (humanoid_sim.viewer; humanoid_sim/ros/viewer_bridge.py)
+    ParameterSpec("viewer", False, "serve a live 3D view of the simulation to a web browser (viser)", read_only=True),
+    ParameterSpec("viewer_host", "127.0.0.1", "address the view listens on (0.0.0.0: every interface)", read_only=True),
+    ParameterSpec("viewer_port", 8080, "port of the view (taken: the next free one; 0: any free port)", low=0, high=65535, read_only=True),
+    ParameterSpec(
+        "viewer_record", "",
+        "file to write the run to when the node stops: a self-contained HTML replay, with an animated GIF"
+        " beside it (same name, .gif); empty: no recording. Works with viewer false too", read_only=True,
     ),
 )
 
@@ -170,7 +193,15 @@ class NodeParameters:
     timeout_damping: float
     joint_order: tuple[str, ...]
     odom_frame: str
+    push_link: str
+    push_wrench: tuple[float, ...]
+    push_point: tuple[float, ...]
+    push_duration: float
     rejection_log_period: float
+    viewer: bool
+    viewer_host: str
+    viewer_port: int
+    viewer_record: str
 
 
 def _is_number(value: Any) -> bool:
@@ -211,8 +242,11 @@ def validate_parameter(name: str, value: Any) -> tuple[bool, str]:
         if isinstance(value, (str, bytes)) or not all(_is_number(v) for v in value):
             return False, f"{name}: expected a list of numbers"
         values = [float(v) for v in value]
-        if name in ("initial_base_position", "initial_base_rpy") and len(values) != 3:
-            return False, f"{name}: expected 3 numbers, got {len(values)}"
+        sizes = {"initial_base_rpy": 3, "push_wrench": 6, "push_point": 3}
+        if name in sizes and len(values) != sizes[name]:
+            return False, f"{name}: expected {sizes[name]} numbers, got {len(values)}"
+        if name == "initial_base_position" and len(values) not in (2, 3):
+            return False, f"{name}: expected x y (resting on the ground) or x y z, got {len(values)} numbers"
     for v in values:
         if not math.isfinite(v):
             return False, f"{name}: {v} is not finite"

@@ -11,8 +11,11 @@ afterwards is still collected as usual, in pauses of microseconds.
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import os
+import signal
+from collections.abc import Callable
 
 import rclpy
 from rclpy.context import Context
@@ -28,6 +31,36 @@ def freeze_startup_objects() -> None:
     the node is built (and its kernels compiled), before spinning."""
     gc.collect()
     gc.freeze()
+
+
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def exit_with_parent(sig: int = signal.SIGINT) -> bool:
+    """Ask Linux to send ``sig`` to this process when the process that started it ends
+    (``prctl(PR_SET_PDEATHSIG)``), so that a node whose ``ros2 launch`` dies abnormally shuts
+    down (SIGINT: rclpy's clean shutdown) instead of running on as an orphan. Returns whether it
+    is set (False off Linux)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0) != 0:
+            return False
+    except (OSError, AttributeError):
+        return False
+    return True
+
+
+def run_node_main(run: Callable[[list[str] | None], int], argv: list[str] | None) -> int:
+    """A node executable's main: ``run(argv)`` (init, spin, shutdown; returns the exit code),
+    asking for SIGINT when the starting process dies (exit_with_parent); a Ctrl-C / SIGINT
+    that comes while the node starts (compiles) or stops ends it with exit code 0 and no
+    traceback."""
+    exit_with_parent()
+    try:
+        return run(argv)
+    except KeyboardInterrupt:
+        rclpy.try_shutdown()
+        return 0
 
 
 def lower_priority(niceness: int = 10) -> None:

@@ -74,10 +74,11 @@ from humanoid_sim.ros.conversions import (
     point_message,
     stamp_from_nanoseconds,
 )
-from humanoid_sim.ros.package_data import package_file
-from humanoid_sim.ros.process_tuning import freeze_startup_objects, spin
+from humanoid_sim.numba_cache import compile_notice
+from humanoid_sim.package_data import package_file
+from humanoid_sim.ros.process_tuning import freeze_startup_objects, run_node_main, spin
 from humanoid_sim.ros.tf_serialization import SerializedEffortCommand, SerializedJointState, SerializedOdometry
-from humanoid_sim.simulator.initial_pose import DEFAULT_POSES_FILE, load_initial_poses, pose_configuration
+from humanoid_sim.simulator.initial_pose import load_initial_poses, pose_configuration
 from humanoid_sim.ros.parameters import ParameterSpec
 
 CONTROLLER_MODES = ("walk", "stand")
@@ -379,6 +380,7 @@ class WalkingControllerNode(Node):
     def _warm_up(self) -> None:
         """One reset and update on the model's neutral configuration, before subscribing:
         the numba kernels compile now, not while a running simulator waits for torques."""
+        self.get_logger().info(compile_notice().replace("physics kernels", "controller kernels"))
         start = time.monotonic()
         q = self._standing_configuration()
         v = np.zeros(self.model.nv)
@@ -393,7 +395,7 @@ class WalkingControllerNode(Node):
         """The simulator's "stand" pose for this robot if it has one, else the neutral
         configuration with the base 1 m up (only for warming up)."""
         try:
-            poses = load_initial_poses(DEFAULT_POSES_FILE, self.model.name)
+            poses = load_initial_poses(None, self.model.name)
             return pose_configuration(self.model, poses["stand"], Environment())
         except Exception:  # noqa: BLE001 - no stand pose for this robot: any valid configuration will do
             q = neutral_configuration(self.model)
@@ -483,12 +485,19 @@ class WalkingControllerNode(Node):
             return  # no simulator yet
         self._last_state_wall = time.monotonic()
         self.keep_alive_commands += 1
-        t_ns = self._joint_state[0] if self._joint_state is not None else 0
+        if self._joint_state is None:
+            # Not a stall: a simulator that has matched our topics may still be compiling its
+            # kernels (a minute on a first start) or may have published its first state before
+            # it discovered us. Said once; the kick below stays silent.
+            if self.keep_alive_commands == 1:
+                self.get_logger().info("waiting for the simulator's first state (a first start compiles its kernels)")
+            self._publish_torque(0)
+            return
         self.get_logger().info(
             f"no state for {KEEP_ALIVE_AFTER_S:g} s: sending the held torque again (a lock-step simulator needs a"
             " command to tick)", throttle_duration_sec=10.0,
         )
-        self._publish_torque(t_ns)
+        self._publish_torque(self._joint_state[0])
 
     def _publish_torque(self, t_ns: int) -> None:
         """The held torque as a JointState (names, effort) stamped t_ns [ns of sim time]."""
@@ -612,7 +621,12 @@ class WalkingControllerNode(Node):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``walking_controller`` executable; returns the exit code."""
+    """Entry point of the ``walking_controller`` executable; returns the exit code (0 after
+    Ctrl-C / SIGINT / SIGTERM, whenever it comes, without a traceback)."""
+    return run_node_main(_run, argv)
+
+
+def _run(argv: list[str] | None) -> int:
     rclpy.init(args=sys.argv if argv is None else argv)
     try:
         node = WalkingControllerNode()

@@ -7,9 +7,9 @@ collision point touches the ground plane exactly (soles at ground height).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -17,10 +17,18 @@ from humanoid_sim.contact.detection import ContactDetector
 from humanoid_sim.contact.environment import Environment, rpy_to_rotation
 from humanoid_sim.dynamics.spatial import rotation_to_quaternion
 from humanoid_sim.dynamics.workspace import DynamicsWorkspace
+from humanoid_sim.errors import UnknownNameError
 from humanoid_sim.model.configuration import neutral_configuration
 from humanoid_sim.model.robot_model import RobotModel
+from humanoid_sim.package_data import package_file
 
-DEFAULT_POSES_FILE = Path(__file__).resolve().parents[2] / "config" / "initial_poses.yaml"
+POSES_FILE = "config/initial_poses.yaml"  # the bundled poses, inside the package's share directory
+
+
+def default_poses_file() -> Path:
+    """The bundled config/initial_poses.yaml, wherever the package is installed
+    (humanoid_sim.package_data); raises DataFileNotFoundError saying where it looked."""
+    return package_file(POSES_FILE)
 
 
 @dataclass(frozen=True)
@@ -35,11 +43,13 @@ class InitialPose:
     base_z: float | None = None
 
 
-def load_initial_poses(path: str | os.PathLike = DEFAULT_POSES_FILE, robot: str | None = None) -> dict[str, InitialPose]:
-    """Poses of ``robot`` from a YAML file (format in config/initial_poses.yaml); {} if absent."""
+def load_initial_poses(path: str | os.PathLike | None = None, robot: str | None = None) -> dict[str, InitialPose]:
+    """Poses of ``robot`` from a YAML file (format in config/initial_poses.yaml; None: the
+    bundled file); {} when the file has no section for the robot. A missing file raises
+    FileNotFoundError (DataFileNotFoundError listing the places searched for the bundled one)."""
     import yaml
 
-    with open(path, encoding="utf-8") as fh:
+    with open(default_poses_file() if path is None else path, encoding="utf-8") as fh:
         data = yaml.safe_load(fh) or {}
     section = data.get(robot, {}) if robot is not None else data
     poses = {}
@@ -64,7 +74,8 @@ def initial_pose_from_dict(name: str, raw: Mapping[str, Any]) -> InitialPose:
 
 
 def pose_configuration(model: RobotModel, pose: InitialPose, environment: Environment) -> np.ndarray:
-    """Configuration q (nq,) of a pose; raises KeyError naming an unknown joint."""
+    """Configuration q (nq,) of a pose (joint positions clamped to the URDF limits; base_z None:
+    the lowest collision point at the ground's height); raises KeyError naming an unknown joint."""
     q = neutral_configuration(model).astype(float)
     off = 7 if model.floating_base else 0
     for joint, value in pose.joints.items():
@@ -87,3 +98,41 @@ def pose_configuration(model: RobotModel, pose: InitialPose, environment: Enviro
     ground = environment.ground.height if environment.ground is not None else 0.0
     q[2] = ground - lowest
     return q
+
+
+def starting_pose(
+    poses: Mapping[str, InitialPose],
+    name: str = "",
+    base_position: Sequence[float] = (0.0, 0.0),
+    base_rpy: Sequence[float] = (0.0, 0.0, 0.0),
+    joints: Mapping[str, float] | None = None,
+    robot: str = "",
+) -> InitialPose:
+    """The pose a simulation starts from.
+
+    name: a pose of ``poses``, or "" for the robot's "stand" pose when it has one, else the
+    neutral pose ("neutral": every joint at 0 or the nearest limit) with the base at
+    ``base_position`` = (x, y) resting on the ground (lowest collision point at ground
+    height), or (x, y, z) at height z [m], and orientation ``base_rpy`` [rad].
+    joints: joint name -> position [rad or m] set on top of the pose.
+    robot: the robot's name, for the message of an unknown pose.
+    Raises UnknownNameError listing the robot's poses when ``name`` is not one of them.
+    """
+    if name:
+        if name not in poses:
+            raise UnknownNameError("initial pose", name, poses, f"for robot {robot!r}" if robot else "")
+        pose = poses[name]
+    elif "stand" in poses:
+        pose = poses["stand"]
+    else:
+        if len(base_position) not in (2, 3):
+            raise ValueError(f"base_position must be (x, y) or (x, y, z) [m], got {tuple(base_position)}")
+        pose = InitialPose(
+            name="neutral",
+            base_xy=(float(base_position[0]), float(base_position[1])),
+            base_rpy=tuple(float(a) for a in base_rpy),
+            base_z=float(base_position[2]) if len(base_position) == 3 else None,
+        )
+    if joints:
+        pose = replace(pose, joints={**pose.joints, **joints})
+    return pose

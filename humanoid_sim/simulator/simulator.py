@@ -21,6 +21,7 @@ never integrated; ``SimulationError`` (state unchanged) means a bug or non-finit
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass, field
 from typing import NamedTuple, Sequence
 
@@ -71,7 +72,9 @@ from humanoid_sim.dynamics.kinematic_tree import kinematic_tree
 from humanoid_sim.dynamics.workspace import DynamicsWorkspace
 from humanoid_sim.limits.velocity_limits import coupled_effort_limits_into, coupled_work, velocity_rule
 from humanoid_sim.model.robot_model import RobotModel
-from humanoid_sim.simulator.initial_pose import DEFAULT_POSES_FILE, InitialPose, load_initial_poses, pose_configuration
+from humanoid_sim.errors import UnknownNameError
+from humanoid_sim.simulator.initial_pose import InitialPose, load_initial_poses, pose_configuration, starting_pose
+from humanoid_sim.simulator.link_wrenches import LinkWrenches, generalized_force
 
 _KINDS = {int(k): k for k in ContactKind}
 
@@ -247,12 +250,9 @@ class Simulator:
         self._zero_nv.setflags(write=False)
         z = np.zeros(0)
         self._no_hard_rows = HardRows(np.zeros((0, model.nv)), z, z, z, z)
-        if poses is None:
-            try:
-                poses = load_initial_poses(DEFAULT_POSES_FILE, model.name)
-            except FileNotFoundError:
-                poses = {}
-        self.poses = dict(poses)
+        # poses: None = the model's section of the bundled config/initial_poses.yaml (a missing
+        # bundled file is an installation fault and raises, naming where it was looked for)
+        self.poses = dict(load_initial_poses(None, model.name) if poses is None else poses)
         # contact memory: a dict (general path) or, when None, the fast path's table
         self._memory: dict[tuple[int, int, int], ContactMemory] | None = {}
         self._fast = FastBuffers(model.nv, model.nq, self.detector.hit_capacity)
@@ -266,6 +266,22 @@ class Simulator:
         from humanoid_sim.model.configuration import neutral_configuration
 
         self.set_state(neutral_configuration(model), np.zeros(model.nv))
+
+    @classmethod
+    def from_urdf(
+        cls, urdf: str | os.PathLike[str], pose: str = "stand", config: SimulatorConfig | None = None,
+        mimic: str = "error", providers: Sequence[ConstraintProvider] = (),
+    ) -> "Simulator":
+        """A simulator of the robot of a URDF file (or URDF XML), reset to ``pose``: a pose of
+        config/initial_poses.yaml for this robot, or "" for the robot's "stand" pose if it has
+        one, else its neutral pose resting on the ground. Raises UrdfError for a robot file
+        that does not load, UnknownNameError listing the robot's poses for a pose it lacks."""
+        from humanoid_sim.model.urdf_loader import load_urdf
+
+        sim = cls(load_urdf(urdf, mimic=mimic), config, providers)
+        q = pose_configuration(sim.model, starting_pose(sim.poses, pose, robot=sim.model.name), sim.config.environment)
+        sim.set_state(q, np.zeros(sim.model.nv))
+        return sim
 
     # ------------------------------------------------------------------ state
     @property
@@ -303,19 +319,26 @@ class Simulator:
         self._fast.counts[N_MEMORY_IN] = 0
 
     def reset(self, pose: str = "stand") -> np.ndarray:
-        """Reset to a named initial pose at rest (t = 0); returns q. Raises KeyError listing poses."""
+        """Reset to a named initial pose at rest (t = 0); returns q.
+        Raises UnknownNameError (a KeyError) listing the robot's poses."""
         if pose not in self.poses:
-            raise KeyError(f"unknown initial pose {pose!r}; valid poses: {', '.join(sorted(self.poses)) or '(none)'}")
+            raise UnknownNameError("initial pose", pose, self.poses, f"for robot {self.model.name!r}")
         q = pose_configuration(self.model, self.poses[pose], self.config.environment)
         self.set_state(q, np.zeros(self.model.nv))
         return q.copy()
 
     # ------------------------------------------------------------------ step
-    def step(self, tau: np.ndarray | None = None, external_force: np.ndarray | None = None) -> StepResult:
+    def step(
+        self, tau: np.ndarray | None = None, external_force: np.ndarray | None = None,
+        link_wrenches: LinkWrenches | None = None,
+    ) -> StepResult:
         """Advance one step dt with joint torques tau (nj,) [N m or N] (None = zero).
 
         external_force: optional generalized force (nv,) added to τ_G, e.g. J^T F of a push
         F at a point (J from dynamics.point_jacobian) [N, N m]; not clamped.
+        link_wrenches: optional {link name: LinkWrench(wrench (6,) world axes [N, N m], point
+        (3,) in the link frame [m]) or a bare (6,) wrench at the link origin}, acting during
+        this step (simulator/link_wrenches.py); UnknownNameError lists the links.
 
         The common case (every contact sticking or new, no provider rows, every solve valid
         once the unloaded contacts are released, impacts included) runs as one compiled call
@@ -339,6 +362,9 @@ class Simulator:
             ext = np.asarray(external_force, dtype=float)
             if ext.shape != (model.nv,) or not all_finite(ext):
                 raise ValueError(f"external_force must be finite with shape ({model.nv},), got {ext.shape}")
+        if link_wrenches:
+            pushed = generalized_force(model, q, link_wrenches)
+            ext = pushed if ext is None else ext + pushed
 
         self._update_dynamics(q, v)
         if self._velocity_rule is not None:

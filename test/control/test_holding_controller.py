@@ -9,7 +9,7 @@ from humanoid_sim.contact.environment import Environment
 from humanoid_sim.control.holding_controller import HoldingController
 from humanoid_sim.dynamics import center_of_mass, frame_jacobian, frame_placement, gravity_forces
 from humanoid_sim.model import load_urdf
-from humanoid_sim.simulator.initial_pose import DEFAULT_POSES_FILE, load_initial_poses, pose_configuration
+from humanoid_sim.simulator.initial_pose import load_initial_poses, pose_configuration
 from humanoid_sim.simulator.simulator import Simulator, SimulatorConfig
 
 REPO = Path(__file__).resolve().parents[2]
@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def humanoid():
     model = load_urdf(str(REPO / "urdf" / "humanoid.urdf"))
-    q = pose_configuration(model, load_initial_poses(DEFAULT_POSES_FILE, model.name)["stand"], Environment())
+    q = pose_configuration(model, load_initial_poses(None, model.name)["stand"], Environment())
     return model, q
 
 

@@ -34,3 +34,25 @@ def test_digest_ignores_files_that_only_mention_numba(tmp_path):
     assert kernel_sources_digest(tmp_path) == before
     write(tmp_path / "node.py", '"""Warms up the numba kernels."""\n    from numba import njit\n')
     assert kernel_sources_digest(tmp_path) != before
+
+
+def test_kernels_cached_follows_numba_cache_files(tmp_path, monkeypatch):
+    from humanoid_sim import numba_cache
+
+    package = tmp_path / "pkg"
+    write(package / "a" / "kernels.py", "import numba\n")
+    write(package / "b" / "node.py", "print('no kernels')\n")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    assert not numba_cache.kernels_cached(package)
+    index = tmp_path / "cache" / numba_cache.kernel_cache_subpath(package / "a") / "kernels.f-1.py311.nbi"
+    write(index, "")
+    assert numba_cache.kernels_cached(package)
+
+
+def test_kernel_cache_subpath_is_numbas():
+    from numba.core.caching import _CacheLocator
+
+    from humanoid_sim import numba_cache
+
+    folder = numba_cache.PACKAGE_DIR / "dynamics"
+    assert numba_cache.kernel_cache_subpath(folder) == _CacheLocator.get_suitable_cache_subpath(str(folder / "kernels.py"))

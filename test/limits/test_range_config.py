@@ -84,11 +84,11 @@ def test_bundled_config_fits_the_bundled_humanoid():
 
 def test_bundled_initial_poses_start_inside_the_ranges():
     from humanoid_sim.contact.environment import Environment
-    from humanoid_sim.simulator.initial_pose import DEFAULT_POSES_FILE, load_initial_poses, pose_configuration
+    from humanoid_sim.simulator.initial_pose import load_initial_poses, pose_configuration
 
     model = load_urdf(str(default_range_of_motion_path().parents[1] / "urdf" / "humanoid.urdf"))
     provider = RangeOfMotionProvider(model, load_range_of_motion(default_range_of_motion_path()))
-    poses = load_initial_poses(DEFAULT_POSES_FILE, model.name)
+    poses = load_initial_poses(None, model.name)
     assert poses
     for name, pose in poses.items():
         q = pose_configuration(model, pose, Environment())

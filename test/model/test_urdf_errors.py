@@ -240,6 +240,36 @@ def test_unreadable_file_names_the_path(tmp_path: Path) -> None:
         load_urdf(missing)
 
 
+# Broken robot files: (id, file content, message after "URDF file '<path>': ")
+BROKEN_FILES = [
+    ("binary", bytes(range(256)) * 8, "not valid XML"),
+    ("png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(64), "not valid XML"),
+    ("empty", b"", "empty file (0 bytes)"),
+    ("blank", b"  \n\t\n", "empty file (5 bytes)"),
+    ("not_xml", b"robot: {name: r}\n", "not valid XML"),
+    ("truncated", b'<robot name="r"><link name="a">', "not valid XML"),
+    ("not_a_robot", b'<?xml version="1.0"?><sdf version="1.9"/>', "root element is <sdf>, expected <robot>"),
+]
+
+
+@pytest.mark.parametrize("content, message", [c[1:] for c in BROKEN_FILES], ids=[c[0] for c in BROKEN_FILES])
+def test_broken_file_is_one_line_naming_file_and_fault(tmp_path: Path, content: bytes, message: str) -> None:
+    path = tmp_path / "robot.urdf"
+    path.write_bytes(content)
+    with pytest.raises(UrdfError) as caught:
+        load_urdf(path)
+    text = str(caught.value)
+    assert text.startswith(f"URDF file {str(path)!r}: {message}")
+    assert "\n" not in text
+
+
+def test_a_directory_or_nothing_is_not_a_robot(tmp_path: Path) -> None:
+    with pytest.raises(UrdfError, match=f"URDF file {str(tmp_path)!r}: cannot be read \\(Is a directory\\)"):
+        load_urdf(tmp_path)
+    with pytest.raises(UrdfError, match="empty URDF: neither a file name nor XML"):
+        load_urdf("")
+
+
 def test_corrupt_mesh_file_names_the_mesh(tmp_path: Path) -> None:
     bad = tmp_path / "broken.obj"
     bad.write_text("this is not an OBJ file\n")

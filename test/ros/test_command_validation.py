@@ -24,8 +24,8 @@ def test_named_command_accepted_subset_in_any_order():
         (["hip", "knee"], [1.0], cvd.WRONG_LENGTH, "2 names but 1 efforts"),
         (["hip", "hip"], [1.0, 2.0], cvd.DUPLICATE_JOINT, "hip"),
         (["hip", "elbow"], [1.0, 2.0], cvd.UNKNOWN_JOINT, "valid joints: hip, knee, ankle"),
-        (["hip", "knee"], [1.0, math.nan], cvd.NON_FINITE, "knee=nan"),
-        (["hip", "knee"], [math.inf, 0.0], cvd.NON_FINITE, "hip=inf"),
+        (["hip", "knee"], [1.0, math.nan], cvd.NON_FINITE, "'knee'=nan"),
+        (["hip", "knee"], [math.inf, 0.0], cvd.NON_FINITE, "'hip'=inf"),
     ],
 )
 def test_named_command_rejections(names, effort, kind, in_reason):
@@ -34,6 +34,31 @@ def test_named_command_rejections(names, effort, kind, in_reason):
     assert check.kind == kind
     assert in_reason in check.reason
     assert check.joint_index.size == 0
+
+
+@pytest.mark.parametrize("kind", ["unknown", "duplicate", "non_finite"])
+def test_rejections_cut_long_and_many_names(kind):
+    # A flood of 100,000-character names must not echo them: each cut, at most five shown.
+    long = "x" * 100_000
+    if kind == "unknown":
+        names, effort = [f"{long}{k}" for k in range(8)], [0.0] * 8
+    elif kind == "duplicate":
+        names, effort = [long, long, "hip"], [0.0, 0.0, 0.0]
+    else:
+        names, effort = list(JOINTS), [math.nan] * 3
+    check = cvd.check_named_command(names, effort, JOINTS)
+    assert not check.ok
+    assert len(check.reason) < 1000, check.reason[:300]
+    if kind != "non_finite":
+        assert "(100000 characters)" in check.reason or "(100001 characters)" in check.reason
+    if kind == "unknown":
+        assert check.reason.count("characters)") == cvd.SHOWN_NAMES and "and 3 more" in check.reason
+
+
+def test_duplicates_of_a_million_names_are_found_fast():
+    names = [f"j{k}" for k in range(10**6)] + ["j0"]
+    check = cvd.check_named_command(names, np.zeros(len(names)), JOINTS)
+    assert check.kind == cvd.DUPLICATE_JOINT and check.reason == "joint(s) named twice: 'j0'"
 
 
 def test_array_command():
@@ -48,7 +73,7 @@ def test_array_command():
     empty = cvd.check_array_command([], order, ["knee", "hip"])
     assert not empty.ok and empty.kind == cvd.WRONG_LENGTH
     nan = cvd.check_array_command([3.0, -math.inf], order, ["knee", "hip"])
-    assert not nan.ok and nan.kind == cvd.NON_FINITE and "hip=-inf" in nan.reason
+    assert not nan.ok and nan.kind == cvd.NON_FINITE and "'hip'=-inf" in nan.reason
 
 
 def test_joint_order_defaults_and_errors():

@@ -142,6 +142,17 @@ def test_markers():
     assert [m.action for m in empty.markers] == [Marker.DELETEALL]
 
 
+def test_a_push_is_an_arrow_ending_at_its_point():
+    msg = cv.contact_markers(0, "odom", [], [], None, np.zeros((0, 3)),
+                             pushes=[(np.array([0.0, 0.0, 0.9]), np.array([200.0, 0.0, 0.0]))])
+    arrows = [m for m in msg.markers if m.type == Marker.ARROW and m.action == Marker.ADD]
+    assert len(arrows) == 1 and arrows[0].id == 200
+    tail, tip = arrows[0].points
+    assert (tip.x, tip.y, tip.z) == (0.0, 0.0, 0.9)  # the force pushes into the point
+    assert tail.x == pytest.approx(-0.4) and tail.z == pytest.approx(0.9)  # 200 N at 500 N/m
+    assert arrows[0].color.r > 0.5 and arrows[0].color.b > 0.5  # magenta, unlike the red contact forces
+
+
 def test_diagnostics_levels_and_values():
     msg = cv.diagnostic_message(0, "sim", "robot", {"rtf": 0.987654321, "late": 3})
     assert msg.status[0].level == msg.status[0].OK

@@ -23,7 +23,7 @@ def test_launch_file_declares_described_arguments():
             declared[call.args[0].value] = description.value
         if name == "Node":
             executables.add(keywords["executable"].value)
-    assert set(declared) == {"urdf", "rviz", "use_sim_time"}
+    assert set(declared) == {"urdf", "rviz", "use_sim_time", "viewer"}
     assert executables == {"sim_node", "rviz2"}
     assert any(isinstance(n, ast.FunctionDef) and n.name == "generate_launch_description" for n in tree.body)
 
@@ -49,3 +49,24 @@ def test_rviz_config_shows_robot_tf_wrenches_zmp_polygon_markers():
     topics = {d.get("Topic", {}).get("Value") for d in manager["Displays"]}
     assert {"/contact/l_foot/wrench", "/contact/r_foot/wrench", "/zmp", "/support_polygon", "/contact_markers"} <= topics
     assert "rviz_default_plugins/TF" in displays
+
+
+def test_launch_files_check_rviz_before_any_node_and_default_it_off():
+    # A launch that fails after starting the simulator leaves it running: the check comes first.
+    for name in ("sim.launch.py", "walk.launch.py"):
+        source = (ROOT / "launch" / name).read_text()
+        tree = ast.parse(source)
+        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+        rviz_default = [
+            c for c in calls
+            if getattr(c.func, "id", "") in ("DeclareLaunchArgument", "_argument") and c.args
+            and isinstance(c.args[0], ast.Constant) and c.args[0].value == "rviz"
+        ]
+        assert len(rviz_default) == 1, name
+        call = rviz_default[0]
+        default = {k.arg: k.value for k in call.keywords}.get("default_value") or call.args[1]  # _argument(name, default, ...)
+        assert isinstance(default, ast.Constant) and default.value == "false", name
+        check = source.index("OpaqueFunction(function=require_rviz_when_asked)")
+        first_node = min(source.index(marker) for marker in ("            controller,", "            simulator,")
+                         if marker in source)
+        assert check < first_node, name

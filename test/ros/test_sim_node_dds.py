@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import os
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -65,12 +66,49 @@ def test_unloadable_urdf_stops_with_one_clear_message():
     assert "cannot start" in lines[0] and "'ghost'" in lines[0]
 
 
+@pytest.mark.parametrize(
+    ("content", "fault"),
+    [
+        (bytes(range(256)) * 4, "not valid XML"),
+        (b"", "empty file"),
+        (b"just some text\n", "not valid XML"),
+        (b'<robot name="r"><link name="a">', "not valid XML"),
+    ],
+    ids=["binary", "empty", "not_xml", "malformed"],
+)
+def test_broken_robot_file_stops_with_one_line(content, fault):
+    with tempfile.TemporaryDirectory() as tmp:
+        bad = Path(tmp) / "robot.urdf"
+        bad.write_bytes(content)
+        process = start_node(namespace("brokenfile"), {"urdf_path": str(bad)})
+        code, _, err = wait_exit(process, timeout=STARTUP_S)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 1
+    assert len(lines) == 1, err
+    assert "cannot start" in lines[0] and f"URDF file {str(bad)!r}: {fault}" in lines[0]
+
+
 def test_out_of_range_parameter_stops_with_reason():
     process = start_node(namespace("badparam"), {"physics_dt": 5.0})
     code, _, err = wait_exit(process, timeout=STARTUP_S)
     assert code == 1
     assert "Traceback" not in err
     assert "physics_dt" in err
+
+
+def test_ctrl_c_while_starting_ends_quietly():
+    # SIGINT during the kernels' warm-up (what Ctrl-C on ros2 launch sends to a starting node).
+    process = start_node(namespace("sigint_start"), {"loop_mode": "lockstep"})
+    deadline = time.monotonic() + STARTUP_S
+    while time.monotonic() < deadline and process.poll() is None:
+        process.err_file.seek(0)
+        if "physics kernels" in process.err_file.read():
+            break
+        time.sleep(0.05)
+    code, _, err = stop_node(process)
+    assert "physics kernels" in err
+    assert code == 0, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
 
 
 def test_topics_tf_clock_and_rates(ros):

@@ -7,6 +7,7 @@ Callbacks are called directly with messages, and parameters are set through rclp
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +19,8 @@ from std_msgs.msg import Float64MultiArray  # noqa: E402
 from std_srvs.srv import SetBool, Trigger  # noqa: E402
 
 from humanoid_sim.ros.sim_node import SimNode, StartupError  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -118,8 +121,8 @@ def test_lockstep_one_tick_per_valid_command_and_services(ros):
     ("overrides", "message"),
     [
         ({"robot_description": "<robot name='r'><link name='a'/><link name='a'/></robot>"}, "defined twice"),
-        ({"robot_description": "not xml"}, "cannot be read"),
-        ({"initial_pose": "crouch"}, "valid poses: stand, straight"),
+        ({"robot_description": "not xml"}, "robot_description parameter: not URDF XML"),
+        ({"initial_pose": "crouch"}, "valid initial poses: stand, straight"),
         ({"joint_order": ["l_knee", "elbow"]}, "valid joints:"),
         ({"initial_joint_names": ["l_knee", "nope"], "initial_joint_positions": [0.1, 0.2]}, "unknown joint 'nope'"),
         ({"environment_config": "/no/such/file.yaml"}, "environment config"),
@@ -153,12 +156,79 @@ def test_mimic_joints_load_as_the_parameter_says(ros, mimic, joints):
         node.destroy_node()
 
 
+def test_a_pose_the_robot_lacks_is_refused_and_the_default_rests_it_on_the_ground(ros):
+    with pytest.raises(StartupError, match=r"initial_pose: unknown initial pose 'stand' for robot 'gripper'; valid initial poses: \(none\)"):
+        make_node(robot_description=MIMIC_URDF, initial_pose="stand", range_of_motion_config="none", mimic_joints="fixed")
+
+
+def test_default_start_is_the_stand_pose(ros):
+    node = make_node()
+    try:
+        np.testing.assert_array_equal(node.q_initial, node.simulator.reset("stand"))
+    finally:
+        node.destroy_node()
+
+
 def test_initial_joint_positions_on_top_of_pose(ros):
     node = make_node(initial_pose="stand", initial_joint_names=["neck_yaw"], initial_joint_positions=[0.3])
     try:
         assert node.q_initial[7 + node.model.joint_index("neck_yaw")] == 0.3
         assert node.q_initial[7 + node.model.joint_index("l_knee")] == 0.5  # from the stand pose
     finally:
+        node.destroy_node()
+
+
+@pytest.mark.parametrize("loop_mode", ["lockstep", "fast"])
+def test_step_service_publishes_the_state_once(ros, loop_mode):
+    node = make_node(loop_mode=loop_mode, start_paused=True, joint_states_rate=1.0, tf_rate=1.0)
+    sent = {"joint_states": 0, "tf": 0, "clock": 0}
+    for topic, publisher in (("joint_states", node.pub_joint_states), ("tf", node.pub_tf), ("clock", node.pub_clock)):
+        original = publisher.publish
+        publisher.publish = lambda data, topic=topic, original=original: (sent.__setitem__(topic, sent[topic] + 1),
+                                                                          original(data))
+    try:
+        answer = node._on_step(Trigger.Request(), Trigger.Response())
+        assert answer.success, answer.message
+        assert sent == {"joint_states": 1, "tf": 1, "clock": 1}
+    finally:
+        node.destroy_node()
+
+
+def test_robot_description_parameter_holds_the_urdf_read_from_urdf_path(ros):
+    urdf = REPO / "urdf" / "humanoid.urdf"
+    node = make_node(urdf_path=str(urdf))
+    try:
+        assert node.get_parameter("robot_description").value == urdf.read_text()
+        assert node.describe_parameter("robot_description").read_only
+    finally:
+        node.destroy_node()
+
+
+def test_late_tick_share_counts_only_paced_ticks(ros, monkeypatch):
+    from humanoid_sim.simulator.simulator import SimulationError
+
+    node = make_node(loop_mode="realtime", real_time_factor=100.0, thread_priority=0, diagnostics_rate=0.0)
+    try:
+        node.start()  # 10 us a tick: nearly every tick is late
+        deadline = time.monotonic() + 10.0
+        while node.paced_ticks < 50 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        node.stop()
+        values, _, _ = node.diagnostics_values()
+        assert node.late_ticks > 0 and 0.0 < values["late_tick_share"] <= 1.0
+        assert values["late_tick_share"] == node.late_ticks / node.paced_ticks
+
+        def fail(*args, **kwargs):
+            raise SimulationError("mass matrix is not positive definite")
+
+        monkeypatch.setattr(node.simulator, "step", fail)
+        late, paced = node.late_ticks, node.paced_ticks
+        node.start()  # the first step fails and pauses: nothing counted, late or not
+        time.sleep(0.3)
+        node.stop()
+        assert node._failed and (node.late_ticks, node.paced_ticks) == (late, paced)
+    finally:
+        node.stop()
         node.destroy_node()
 
 
@@ -253,7 +323,7 @@ def test_a_physics_thread_that_cannot_hold_real_time_leaves_sched_fifo(ros, monk
     """real_time_factor 100 gives a tick 10 us of wall time: the loop never sleeps. Under
     SCHED_FIFO that would keep a CPU from every other thread, so after FIFO_SATURATED_S it
     goes back to normal scheduling, once, with one warning, and goes on running."""
-    from humanoid_sim.ros.sim_node import FIFO_SATURATED_S
+    from humanoid_sim.ros.physics_loop import FIFO_SATURATED_S
 
     if not _probe_fifo_permitted():
         pytest.skip("this process may not use SCHED_FIFO (needs root, CAP_SYS_NICE or an rtprio limit)")
@@ -273,3 +343,35 @@ def test_a_physics_thread_that_cannot_hold_real_time_leaves_sched_fifo(ros, monk
         node.destroy_node()
     assert node.thread_scheduling == "normal (SCHED_FIFO left: real time not held)"
     assert len(warnings) == 1 and "cannot hold real_time_factor 100" in warnings[0]
+
+
+def test_sched_fifo_comes_back_when_the_overrun_passes(ros, monkeypatch):
+    """After leaving SCHED_FIFO (real_time_factor 100), real_time_factor 0.2 gives the thread
+    slack again: after FIFO_RECOVERY_S of sleeping it is back under SCHED_FIFO."""
+    from humanoid_sim.ros.physics_loop import FIFO_RECOVERY_S, FIFO_SATURATED_S
+
+    if not _probe_fifo_permitted():
+        pytest.skip("this process may not use SCHED_FIFO (needs root, CAP_SYS_NICE or an rtprio limit)")
+    from humanoid_sim.model.urdf_builder import free_box_urdf
+
+    # a box resting on the ground: ticks cost ~0.1 ms (a humanoid falling under zero torque costs ms)
+    node = make_node(robot_description=free_box_urdf(), range_of_motion_config="none", loop_mode="realtime",
+                     real_time_factor=100.0, diagnostics_rate=0.0, command_timeout=0.0)
+    infos = []
+    monkeypatch.setattr(node.get_logger(), "warning", lambda text, **_: None, raising=False)
+    monkeypatch.setattr(node.get_logger(), "info", lambda text, **_: infos.append(text), raising=False)
+    try:
+        node.start()
+        deadline = time.monotonic() + 10.0 * FIFO_SATURATED_S + 5.0
+        while not node.thread_scheduling.startswith("normal (") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert node.thread_scheduling.startswith("normal (SCHED_FIFO left")
+        assert node.set_parameters([Parameter("real_time_factor", value=0.2)])[0].successful  # 5 ms a tick: slack
+        deadline = time.monotonic() + 3.0 * FIFO_RECOVERY_S + 5.0
+        while node.thread_scheduling.startswith("normal (") and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        node.stop()
+        node.destroy_node()
+    assert node.thread_scheduling == f"SCHED_FIFO {node.params.thread_priority} (restored)"
+    assert any("back to SCHED_FIFO" in text for text in infos)

@@ -16,6 +16,7 @@ import pytest
 rclpy = pytest.importorskip("rclpy", reason="rclpy is not installed (run scripts/setup.sh)")
 from geometry_msgs.msg import PointStamped, PolygonStamped, WrenchStamped  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
+from std_srvs.srv import Trigger  # noqa: E402
 
 from ros_holding_controller import HoldingController  # noqa: E402
 from ros_node_process import REPO, Listener, start_node, stop_node  # noqa: E402
@@ -68,20 +69,27 @@ def run_lockstep(tag: str, noise_scale: float, seed: int = 7, ticks: int = TICKS
             and listener.node.count_publishers(listener.topic("support_polygon")) > 0,
             STARTUP_S, process,
         )
-        listener.spin_for(0.5)
-        m["joint_states"].clear()
+        # A lock-step node re-publishes its state until the first command: wait for it, as a
+        # controller that subscribed late would, then answer it.
+        assert listener.spin_until(lambda: m["joint_states"], 5.0, process), "the initial state was not re-published"
+        assert nanoseconds_from_stamp(m["joint_states"][-1].header.stamp) == 0
         q_j, v_j = q0[7:].copy(), np.zeros(MODEL.nj)
         for k in range(ticks):
             tau = controller.torque(q_j, v_j) + noise[k]
             command.publish(JointState(name=list(MODEL.joint_names), effort=tau.tolist()))
-            assert listener.spin_until(lambda: len(m["joint_states"]) > k, 60.0, process), f"no reply to command {k}"
-            state = m["joint_states"][k]
+            stamp = (k + 1) * DT_NS
+            assert listener.spin_until(
+                lambda: nanoseconds_from_stamp(m["joint_states"][-1].header.stamp) >= stamp, 60.0, process
+            ), f"no reply to command {k}"
+            state = m["joint_states"][-1]
             q_j, v_j = np.array(state.position), np.array(state.velocity)
         listener.spin_until(lambda: len(m["zmp"]) >= ticks and len(m["support_polygon"]) >= ticks, 10.0)
     finally:
         code, _, err = stop_node(process)
         listener.destroy()
     assert code == 0, err
+    # the states that answered commands (the re-published initial state, stamp 0, left out)
+    m["joint_states"] = [s for s in m["joint_states"] if nanoseconds_from_stamp(s.header.stamp) > 0]
     return dict(m)
 
 
@@ -110,6 +118,32 @@ def test_lockstep_standing(ros):
         assert np.all(cross > 0.0), "ZMP outside the support polygon"  # counter-clockwise polygon
     final = np.array(states[-1].position)
     assert np.abs(final - stand_configuration()[7:]).max() < 1e-3  # still in the stand pose
+
+
+def test_lockstep_republishes_its_state_until_the_first_command(ros):
+    # A client that subscribes after the node published its initial state still gets a state.
+    ns = f"/hs_lockstep_late_{os.getpid()}"
+    process = start_node(ns, {"loop_mode": "lockstep"})
+    listener = Listener("lockstep_late", ns)
+    m = listener.messages
+    try:
+        probe = listener.node.create_client(Trigger, listener.topic("reset"))
+        assert probe.wait_for_service(timeout_sec=STARTUP_S)  # the node is up: its initial state went out
+        listener.spin_for(1.0)
+        listener.subscribe(JointState, "joint_states", qos=100)
+        assert listener.spin_until(lambda: len(m["joint_states"]) >= 2, 5.0, process), "no state for a late subscriber"
+        assert {nanoseconds_from_stamp(s.header.stamp) for s in m["joint_states"]} == {0}
+        command = listener.publisher(JointState, "joint_commands", depth=10)
+        assert listener.spin_until(lambda: command.get_subscription_count() > 0, 10.0)
+        command.publish(JointState(name=list(MODEL.joint_names), effort=[0.0] * MODEL.nj))
+        assert listener.spin_until(lambda: nanoseconds_from_stamp(m["joint_states"][-1].header.stamp) == DT_NS, 10.0)
+        count = len(m["joint_states"])
+        listener.spin_for(1.5)  # three re-publish periods: nothing more once commanded
+        assert len(m["joint_states"]) == count
+    finally:
+        code, _, err = stop_node(process)
+        listener.destroy()
+    assert code == 0, err
 
 
 def test_lockstep_is_deterministic(ros):

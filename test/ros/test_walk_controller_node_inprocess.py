@@ -18,7 +18,7 @@ from sensor_msgs.msg import JointState  # noqa: E402
 from humanoid_sim.contact.environment import Environment  # noqa: E402
 from humanoid_sim.ros.conversions import joint_state_message, odometry_message  # noqa: E402
 from humanoid_sim.ros.walking_controller_node import WalkingControllerNode  # noqa: E402
-from humanoid_sim.simulator.initial_pose import DEFAULT_POSES_FILE, load_initial_poses, pose_configuration  # noqa: E402
+from humanoid_sim.simulator.initial_pose import load_initial_poses, pose_configuration  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -60,7 +60,7 @@ def _spin_until(executor, condition, timeout=20.0):
 
 def _stand_configuration(model):
     """q (nq,) of the bundled humanoid's stand pose on the default ground."""
-    return pose_configuration(model, load_initial_poses(DEFAULT_POSES_FILE, model.name)["stand"], Environment())
+    return pose_configuration(model, load_initial_poses(None, model.name)["stand"], Environment())
 
 
 def _state_publishers(peer):

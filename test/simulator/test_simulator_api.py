@@ -31,7 +31,7 @@ def test_stand_pose_puts_flat_soles_exactly_on_the_ground(humanoid):
         assert X[2, 2] == pytest.approx(1.0, abs=1e-12)  # flat
     knee = q[7 + humanoid.joint_index("l_knee")]
     assert knee > 0.1  # knees slightly bent
-    with pytest.raises(KeyError, match="valid poses: .*stand"):
+    with pytest.raises(KeyError, match="valid initial poses: .*stand"):
         sim.reset("handstand")
 
 

@@ -1,0 +1,83 @@
+"""The simulation node's command intake: torque commands in, validated, held for the ticks.
+
+A mixin of ``SimNode`` (humanoid_sim/ros/sim_node.py). A joint_commands message naming every
+joint in the model's order with only effort set is read from its raw bytes; any other is
+deserialized and checked by name (command_validation). A rejected command is counted by
+kind, logged (throttled) and changes nothing; in lockstep mode an accepted one runs a tick.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from rclpy.serialization import deserialize_message
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+
+from humanoid_sim.ros import conversions as cv
+from humanoid_sim.ros.command_validation import CommandCheck, check_array_command, check_named_command
+from humanoid_sim.ros.sim_diagnostics import COMMAND_AGE_WINDOW
+
+__all__ = ["CommandIntake"]
+
+
+class CommandIntake:
+    """Command callbacks and the torque of a tick, of SimNode (a mixin: ``self`` is the node)."""
+
+    def _on_named_command_bytes(self, data: bytes) -> None:
+        known = self._command_layout.read(data)
+        if known is None:
+            self._on_named_command(deserialize_message(data, JointState))
+            return
+        stamp_ns, effort = known
+        if np.all(np.isfinite(effort)):
+            check = CommandCheck(True, "", "", self._all_joints, effort.copy())
+        else:
+            check = check_named_command(self.model.joint_names, effort, self.model.joint_names)
+        self._apply_command(check, "joint_commands", stamp_ns)
+
+    def _on_named_command(self, msg: JointState) -> None:
+        self._apply_command(check_named_command(msg.name, msg.effort, self.model.joint_names), "joint_commands",
+                            cv.nanoseconds_from_stamp(msg.header.stamp))
+
+    def _on_array_command(self, msg: Float64MultiArray) -> None:
+        self._apply_command(check_array_command(msg.data, self.joint_order, self.joint_order_names), "effort_controller/commands")
+
+    def _apply_command(self, check: CommandCheck, topic: str, stamp_ns: int | None = None) -> None:
+        """stamp_ns: the command's header stamp [ns of sim time] (None: no header); its age
+        against the current tick goes to the command-age statistics of /diagnostics."""
+        if check.ok and stamp_ns:
+            age = self._tick * self._ns_per_tick - stamp_ns
+            self._command_ages[self._command_ages_seen % COMMAND_AGE_WINDOW] = age * 1e-6
+            self._command_ages_seen += 1
+        with self._command_lock:
+            if not check.ok:
+                if self.rejections.record(check.kind, time.monotonic()):
+                    more = f" ({self.rejections.total} rejected so far)" if self.rejections.total > 1 else ""
+                    self.get_logger().warning(f"rejected command on {topic}: {check.reason}; keeping the last valid command{more}")
+                return
+            self._command[check.joint_index] = check.effort
+            self._command_received = True
+            self._last_command_wall = time.monotonic()
+            self.accepted_commands += 1
+        if self.params.loop_mode == "lockstep":
+            with self._lock:
+                if not self._paused and not self._failed:
+                    self._do_tick()
+
+    def _torque(self) -> np.ndarray:
+        """The torque for this tick: the last valid command, or the timeout behaviour."""
+        p = self.params
+        with self._command_lock:
+            received = self._command_received
+            silent = time.monotonic() - self._last_command_wall
+            self._tick_command[:] = self._command
+        if p.loop_mode == "lockstep" and received:
+            return self._tick_command
+        if received and not (p.command_timeout > 0.0 and silent > p.command_timeout):
+            return self._tick_command
+        self.timeout_ticks += 1
+        if p.timeout_behaviour == "damping":
+            return -p.timeout_damping * self.simulator.v[self.model.nv - self.model.nj :]
+        return np.zeros(self.model.nj)
