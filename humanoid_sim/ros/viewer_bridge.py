@@ -14,7 +14,7 @@ from typing import Any
 
 from std_srvs.srv import SetBool
 
-from humanoid_sim.ros.package_data import package_file
+from humanoid_sim.package_data import package_file
 from humanoid_sim.viewer import Viewer, ViewerConfig
 
 __all__ = ["close_viewer", "start_viewer"]
