@@ -61,6 +61,12 @@ def run_node_main(run: Callable[[list[str] | None], int], argv: list[str] | None
     except KeyboardInterrupt:
         rclpy.try_shutdown()
         return 0
+    except Exception:
+        # after rclpy.init, SIGINT shuts the context down instead of raising: whatever the
+        # starting node was creating then fails ("context is invalid"); that is a Ctrl-C too
+        if not rclpy.ok():
+            return 0
+        raise
 
 
 def lower_priority(niceness: int = 10) -> None:

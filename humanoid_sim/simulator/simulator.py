@@ -92,10 +92,11 @@ class SimulatorConfig:
     max_rounds: solves per validity loop (seed 000 4.4: at most 3).
     correction_steps: penetration/drift errors decay critically damped over this many steps.
     massless_link_armature: rotor inertia [kg m^2 or kg] on the joints whose own link has no
-    mass (the intermediate links of a shoulder, hip or neck written as three revolute
-    joints): where such joints' axes align (a shoulder rolled 90 degrees) the joint-space
-    inertia M is singular and any torque difference between them an infinite acceleration;
-    a real actuator has this inertia (URDF cannot say it). 0 turns it off.
+    mass or no rotational inertia about some axis (the intermediate links of a shoulder, hip
+    or neck written as three revolute joints; a point mass on a joint axis): where such
+    joints' axes align (a shoulder rolled 90 degrees), or always for a point mass on its
+    axis, the joint-space inertia M is singular and any torque difference between them an
+    infinite acceleration; a real actuator has this inertia (URDF cannot say it). 0 turns it off.
     thresholds: velocity thresholds of separation, impact and bounce [m/s]."""
 
     dt: float = 1e-3
@@ -212,7 +213,9 @@ class Simulator:
         t = self._tree
         self._armature = np.zeros(model.nv)
         for body in range(t.nb):
-            if t.ndof[body] == 1 and model.mass[body] == 0.0:
+            # no mass, or no rotational inertia about some axis (a point mass on the joint axis)
+            degenerate = model.mass[body] == 0.0 or np.linalg.eigvalsh(model.inertia_com[body])[0] <= 0.0
+            if t.ndof[body] == 1 and degenerate:
                 self._armature[t.v_index[body]] = config.massless_link_armature
         self._armature_index = np.flatnonzero(self._armature)
         self._stage = stage_work(t, self._armature)

@@ -34,8 +34,8 @@ def loopback_cluster():
 
 
 def varied_campaign():
-    """20 seeded random runs of the standing robot, 0.6 s each, every kind of variation."""
-    return make_campaign(duration_s=0.6, name="loopback", parameters={"push_start_s": 0.1}, vary={
+    """20 seeded random runs of the standing robot, 1 s each, every kind of variation."""
+    return make_campaign(duration_s=1.0, name="loopback", parameters={"push_start_s": 0.1}, vary={
         "mode": "random", "samples": 20, "parameters": {
             "push_direction_deg": {"uniform": [0, 360]}, "push_force_n": {"uniform": [0, 600]},
             "friction": [0.3, 1.0], "mass_scale": {"uniform": [0.9, 1.1]}, "latency_s": [0.0, 0.004],

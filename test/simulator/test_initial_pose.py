@@ -21,7 +21,7 @@ def lowest_point(model, q) -> float:
     ws = DynamicsWorkspace(model)
     ws.update(q, np.zeros(model.nv))
     detector = ContactDetector(model, Environment(ground=None, boxes=()))
-    return float(np.min(detector.world_points(ws.R, ws.p)[:, 2] - detector.geometry.radius))
+    return detector.lowest_height(ws.R, ws.p)
 
 
 def test_empty_name_is_stand_when_the_robot_has_it():
