@@ -226,6 +226,10 @@ class Simulator:
         rule = velocity_rule(model)
         self._velocity_rule = rule if np.any(np.isfinite(rule.velocity) & (rule.k_velocity > 0)) else None
         self._velocity_work = coupled_work(model.nj)
+        # where a joint's admissible effort starts to shrink: |qdot| > v_max - e / k_v (inf: no rule)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ramp = rule.velocity - np.where(rule.k_velocity > 0, rule.effort / rule.k_velocity, np.inf)
+        self._ramp_start = np.where(np.isfinite(rule.velocity) & (rule.k_velocity > 0), ramp, np.inf)
         self._tau_limited = np.zeros(model.nj)
         self._qdot_end = np.zeros(model.nj)
         self._L_rule = np.zeros((model.nv, model.nv))
@@ -399,15 +403,24 @@ class Simulator:
         nv, nj = model.nv, model.nj
         if not cholesky_into(ws.M, self._L_rule):
             return tau_j  # the step's own factorisation reports it
+        rhs = self._free_rhs
+        np.subtract(0.0 if ext is None else ext, ws.b, out=rhs)
+        rhs -= self._damping * self._v
+        # The rule's solution is unique: when the commanded efforts themselves end the step with
+        # every ruled joint short of its ramp (|qdot| <= v_max - e / k_v, where the bounds are the
+        # whole effort range), they are that solution and no joint block of M^-1 is needed.
+        rhs[nv - nj :] += tau_j
+        cho_solve_vec(self._L_rule, rhs, self._free_acc)
+        qdot_end = self._v[nv - nj :] + dt * self._free_acc[nv - nj :]
+        if np.all(np.abs(qdot_end) <= self._ramp_start):
+            return tau_j
+        rhs[nv - nj :] -= tau_j
+        cho_solve_vec(self._L_rule, rhs, self._free_acc)
+        qdot_free = self._v[nv - nj :] + dt * self._free_acc[nv - nj :]
         Minv = self._Minv_joints
         Minv[:] = 0.0
         Minv[nv - nj :, :] = np.eye(nj)
         cho_solve_into(self._L_rule, Minv)
-        rhs = self._free_rhs
-        np.subtract(0.0 if ext is None else ext, ws.b, out=rhs)
-        rhs -= self._damping * self._v
-        cho_solve_vec(self._L_rule, rhs, self._free_acc)
-        qdot_free = self._v[nv - nj :] + dt * self._free_acc[nv - nj :]
         coupled_effort_limits_into(
             np.ascontiguousarray(tau_j), qdot_free, np.ascontiguousarray(Minv[nv - nj :]), dt, self._velocity_rule,
             False, self._velocity_work, self._tau_limited, self._qdot_end,
