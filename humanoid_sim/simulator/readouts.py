@@ -54,8 +54,9 @@ def base_acceleration(
     q: np.ndarray, v: np.ndarray, q_before: np.ndarray | None, v_before: np.ndarray | None, dt: float
 ) -> np.ndarray:
     """Acceleration of the base origin in world axes [m/s^2], (3,): the finite difference over
-    one step dt [s] of its world velocity R(q) v[0:3] (exact for the simulator's semi-implicit
-    Euler step). q, v: floating-base state after the step (nq,), (nv,); q_before, v_before: the
+    one step dt [s] of its world velocity R(q) v[0:3]: the mean over the step, what an IMU
+    integrating over the tick reads (StepResult.acceleration is the value at the step's start).
+    q, v: floating-base state after the step (nq,), (nv,); q_before, v_before: the
     state a step earlier, None (no earlier step) gives zeros."""
     if q_before is None or v_before is None:
         return np.zeros(3)
