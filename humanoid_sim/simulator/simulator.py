@@ -164,7 +164,8 @@ class ContactReport(NamedTuple):
 
 class StepResult(NamedTuple):
     """t: time after the step [s]; q (nq,), v (nv,): the new state;
-    tau_applied: joint torques after clamping to effort limits [N m or N], shape (nj,);
+    tau_applied: joint torques applied: clamped to the effort limits and limited by the
+    velocity-limit rule (limits/velocity_limits.py) [N m or N], shape (nj,);
     contacts: ContactReport per contact; zmp: ZmpReport of the ground contacts;
     rounds: checked solves of the validity loop; validated: its last checked solve passed
     every check; solver: what was integrated: "checked" (seed 000's solve, every check
