@@ -3,7 +3,7 @@
 The simulator step (seed 000, Eq. 20/20b) solves for generalized accelerations
 and constraint forces together. Besides the contacts (virtual links, built by
 this package) any number of *constraint providers* may hand it extra
-one-sided rows: joint position stops, swing-twist ranges of motion (worker D,
+one-sided rows: joint position stops, swing-twist ranges of motion (limits/,
 seed 003 Eq. 3.34-3.38), anything else with the same shape. A provider never
 needs to know about contacts, and the simulator never needs to know what a
 provider models.

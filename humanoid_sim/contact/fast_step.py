@@ -1,4 +1,4 @@
-"""The common case of one simulator step as one compiled call (issue 4 performance target).
+"""The common case of one simulator step as one compiled call.
 
 ``fast_step_nb`` runs steps 2 to 5 of ``Simulator.step`` (detection, virtual links, the
 impulses of Eq. 18-19 when a contact approaches, the solve of seed 000 Eq. 20a/20b with the

@@ -1,6 +1,6 @@
 """The simulator's hot path: preallocated buffers filled by one numba call per step.
 
-Usage (worker C's step)::
+Usage (the simulator step)::
 
     ws = DynamicsWorkspace(model)        # once per model
     ws.update(q, v)                      # FK, S, V, J̇v terms, M, b
