@@ -220,6 +220,7 @@ COUNTS_DTYPE = np.dtype(
         ("impulse", np.int64),  # the impulse phase ran (0/1)
         ("validated", np.int64),  # every integrated solve passed its checks (0/1)
         ("bounded", np.int64),  # a bounded solve replaced a checked one (0/1)
+        ("sweeps", np.int64),  # Gauss-Seidel sweeps of the step's bounded solves (the most)
         ("ground_points", np.int64),  # points of the ZMP's support
         ("ground_hull", np.int64),  # their hull's size
         ("memory", np.int64),  # contacts remembered for the next step

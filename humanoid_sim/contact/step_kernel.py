@@ -439,6 +439,8 @@ def _lu_solve(B, r, out) -> bool:
                 p = a
         pmin = min(pmin, abs(A[p, c]))
         pmax = max(pmax, abs(A[p, c]))
+        if A[p, c] == 0.0:
+            return False
         if p != c:
             for b in range(k):
                 A[c, b], A[p, b] = A[p, b], A[c, b]
@@ -678,8 +680,10 @@ def _bounded(d, tab, nc, n_hard, phase, base, x) -> None:
     rows = BoundedRows(s.H[:row], s.rhs[:row], s.block_start[: nb + 1], s.block_kind[:nb], s.mu[:nb], s.arm[:nb],
                        s.bound[:nb], s.hull_xy[:nh], s.hull_start[: nb + 1])  # fmt: skip
     par = d.params
-    bounded_solve_nb(rows, s.L, base, par.bounded_regularisation, par.bounded_sweeps, par.bounded_tolerance, x,
-                     s.lam[:row])  # fmt: skip
+    sweeps = bounded_solve_nb(rows, s.L, base, par.bounded_regularisation, par.bounded_sweeps,
+                              par.bounded_tolerance, x, s.lam[:row])  # fmt: skip
+    counts = d.out.counts[0]
+    counts.sweeps = max(counts.sweeps, sweeps)
     for i in range(nc):
         if tab.bounced[i]:
             continue
@@ -866,6 +870,7 @@ def step_nb(d, q, v, tau, n_hard) -> int:
     tol = par.tolerance
     counts.impulse = 0
     counts.bounded = 0
+    counts.sweeps = 0
     counts.validated = 1
     if not cholesky_into(dyn.M, s.L):
         return SINGULAR

@@ -86,11 +86,18 @@ def compare_step(sim: Simulator, ref: ReferenceSimulator, tau, stats: dict) -> N
 
 
 def same_step(a, b, stats: dict) -> None:
-    scale = 1.0 + np.max(np.abs(b.v))
-    np.testing.assert_allclose(a.q, b.q, atol=1e-9 * scale)
-    np.testing.assert_allclose(a.v, b.v, atol=1e-7 * scale)
     assert (a.solver, a.impulse, a.validated) == (b.solver, b.impulse, b.validated)
+    # the bounded solve iterates to a tolerance: the two stop after different sweeps
+    loose = 1e3 if a.solver == "bounded" else 1.0
+    scale = 1.0 + np.max(np.abs(b.v))
+    np.testing.assert_allclose(a.q, b.q, atol=1e-9 * scale * loose)
+    np.testing.assert_allclose(a.v, b.v, atol=1e-7 * scale * loose)
     assert len(a.contacts) == len(b.contacts)
+    if a.solver == "bounded":  # redundant contacts: the total is unique, not its distribution
+        np.testing.assert_allclose(a.zmp.force, b.zmp.force, atol=1e-4 * (1.0 + np.abs(b.zmp.force).max()))
+        stats["bounded"] += 1
+        stats["impulse"] += a.impulse
+        return
     for ca, cb in zip(a.contacts, b.contacts):
         assert (ca.link, ca.element, ca.kind, ca.sticking, ca.spinning) == (cb.link, cb.element, cb.kind, cb.sticking, cb.spinning)
         f = 1.0 + np.max(np.abs(cb.wrench_world))

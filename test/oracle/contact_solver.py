@@ -41,6 +41,9 @@ from humanoid_sim.contact.bounded_solve import (
     BLOCK_ONE_SIDED,
     BLOCK_POINT,
     BLOCK_SURFACE,
+    BOUNDED_REGULARISATION,
+    BOUNDED_SWEEPS,
+    BOUNDED_TOLERANCE,
     BoundedRows,
     bounded_solve_nb,
 )
@@ -338,9 +341,6 @@ def solve_with_checks(
 
 
 _BLOCK_OF_KIND = {ContactKind.POINT: BLOCK_POINT, ContactKind.LINE: BLOCK_LINE, ContactKind.SURFACE: BLOCK_SURFACE}
-BOUNDED_REGULARISATION = 1e-6  # ε / mean diag(B) of seed 002 Eq. 9, 11
-BOUNDED_SWEEPS = 200
-BOUNDED_TOLERANCE = 1e-10
 
 
 def _bounded(contacts: list[ActiveContact], hard: HardRows, M_factor, base: np.ndarray, rhs_of):
