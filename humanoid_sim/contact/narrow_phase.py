@@ -131,17 +131,17 @@ def narrow_scratch(shapes: ShapeSet) -> NarrowScratch:
 # ---------------------------------------------------------------- small vector helpers
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _dot(a, b) -> float:
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _is_polytope(kind) -> bool:
     return kind == BOX or kind == MESH
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _sweep(shapes, s) -> float:
     """Radius sweeping the core: a sphere's or capsule's radius, else 0."""
     k = shapes.kind[s]
@@ -156,7 +156,7 @@ def _to_world(shapes, s, R, p, out) -> None:
             out[j, a] = R[a, 0] * shapes.vertices[i, 0] + R[a, 1] * shapes.vertices[i, 1] + R[a, 2] * shapes.vertices[i, 2] + p[a]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _support(shapes, s, R, p, world, dx, dy, dz, out) -> None:
     """Support point of the core of shape s (pose R, p; polytope vertices in ``world``) in
     the world direction (dx, dy, dz) into out (3,)."""
@@ -346,7 +346,7 @@ def _gjk(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, scratch):
 # ---------------------------------------------------------------- separating-axis test
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _extent(shapes, s, R, p, world, ux, uy, uz):
     """(min, max) of u . x over shape s (its core swept by its radius)."""
     k = shapes.kind[s]
@@ -369,7 +369,7 @@ def _extent(shapes, s, R, p, world, ux, uy, uz):
     return c - w, c + w
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _n_axes(shapes, s, edges) -> int:
     k = shapes.kind[s]
     if _is_polytope(k):
@@ -383,7 +383,7 @@ def _n_axes(shapes, s, edges) -> int:
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _axis(shapes, s, R, edges, j, out) -> None:
     """The j-th face normal (edges False) or edge direction (edges True) of shape s, world."""
     k = shapes.kind[s]
@@ -405,7 +405,7 @@ def _axis(shapes, s, R, edges, j, out) -> None:
         out[a] = ca * R[a, 0] + sa * R[a, 1]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _test_axis(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, ux, uy, uz, best, bias, n):
     """Overlap of A and B along the axis u; if it is below best - bias, the new best with its
     oriented normal in n. Returns the best overlap."""
@@ -434,12 +434,18 @@ def _sat(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, n, ea, eb) -> float:
         dx, dy, dz = 0.0, 0.0, 1.0
     n[0], n[1], n[2] = 0.0, 0.0, 1.0
     best = _test_axis(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, dx, dy, dz, 1e300, 0.0, n)
+    cyl_a, cyl_b = shapes.kind[sa] == CYLINDER, shapes.kind[sb] == CYLINDER
+    approx = False  # the best axis stands for a cylinder's curved side or rim
     for j in range(_n_axes(shapes, sa, False)):
         _axis(shapes, sa, Ra, False, j, ea)
-        best = _test_axis(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, ea[0], ea[1], ea[2], best, 1e-12, n)
+        ov = _test_axis(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, ea[0], ea[1], ea[2], best, 1e-12, n)
+        if ov != best:
+            best, approx = ov, cyl_a and j > 0
     for j in range(_n_axes(shapes, sb, False)):
         _axis(shapes, sb, Rb, False, j, eb)
-        best = _test_axis(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, eb[0], eb[1], eb[2], best, 1e-12, n)
+        ov = _test_axis(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, eb[0], eb[1], eb[2], best, 1e-12, n)
+        if ov != best:
+            best, approx = ov, cyl_b and j > 0
     for i in range(_n_axes(shapes, sa, True)):
         _axis(shapes, sa, Ra, True, i, ea)
         for j in range(_n_axes(shapes, sb, True)):
@@ -447,12 +453,18 @@ def _sat(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, n, ea, eb) -> float:
             cx = ea[1] * eb[2] - ea[2] * eb[1]
             cy = ea[2] * eb[0] - ea[0] * eb[2]
             cz = ea[0] * eb[1] - ea[1] * eb[0]
-            best = _test_axis(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, cx, cy, cz, best, 1e-9, n)
-    if shapes.kind[sa] == CYLINDER and _is_polytope(shapes.kind[sb]):
-        best = _cylinder_vertex_axes(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, best, n, sa, Ra, pa, wb, sb)
-    if shapes.kind[sb] == CYLINDER and _is_polytope(shapes.kind[sa]):
-        best = _cylinder_vertex_axes(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, best, n, sb, Rb, pb, wa, sa)
-    if shapes.kind[sa] == CYLINDER or shapes.kind[sb] == CYLINDER:
+            ov = _test_axis(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, cx, cy, cz, best, 1e-9, n)
+            if ov != best:
+                best, approx = ov, (cyl_a and i > 0) or (cyl_b and j > 0)
+    if cyl_a and _is_polytope(shapes.kind[sb]):
+        ov = _cylinder_vertex_axes(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, best, n, sa, Ra, pa, wb, sb)
+        if ov != best:
+            best, approx = ov, False
+    if cyl_b and _is_polytope(shapes.kind[sa]):
+        ov = _cylinder_vertex_axes(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, best, n, sb, Rb, pb, wa, sa)
+        if ov != best:
+            best, approx = ov, False
+    if approx or (cyl_a and not _is_polytope(shapes.kind[sb])) or (cyl_b and not _is_polytope(shapes.kind[sa])):
         best = _refine_axis(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, n, best, ea, eb)
     return best
 
@@ -479,7 +491,7 @@ def _cylinder_vertex_axes(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, best, n, sc, R
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _overlap_along(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, ux, uy, uz) -> float:
     ul = math.sqrt(ux * ux + uy * uy + uz * uz)
     ux, uy, uz = ux / ul, uy / ul, uz / ul
@@ -508,7 +520,7 @@ def _pattern_search(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, n, best, t1, t2) -> 
     """Least overlap over directions near n by a shrinking eight-direction pattern search;
     the direction found in n."""
     step = 0.05
-    while step > 1e-10:
+    while step > 1e-9:
         _plane_basis(n, t1, t2)
         found = -1
         for trial in range(8):  # eight directions about n
