@@ -8,10 +8,12 @@ own core (radius 0; a cylinder's support is exact, not a polygon's).
 ``collide_nb`` (one pair, ``@njit(cache=True)``, allocation-free):
 1. a bounding-sphere test, then GJK on the cores: separated cores give the exact distance,
    the normal from the closest points and, if the gap (distance less the radii) exceeds the
-   detection band, no contact;
+   detection band, no contact (two polytopes: the separating-axis test first, GJK only
+   when it finds them apart by less than the band);
 2. overlapping cores: the separating-axis test over face normals and edge-pair cross
-   products (a cylinder's curved side by ``CYLINDER_SIDES`` face normals; exact axes for
-   everything else) gives the normal of least penetration;
+   products (a cylinder's curved side by ``CYLINDER_SIDES`` face normals, its vertex and
+   rim axes against a polytope, then a local pattern search; exact axes for everything
+   else) gives the normal of least penetration;
 3. the *feature* of each shape that supports the normal: a face (its polygon; a cylinder's
    end disc lying flat: ``RIM_POINTS`` exact rim points), an edge or segment (a capsule
    lying, a cylinder on its side: its lowest line), or a point (a sphere, a vertex, a
@@ -962,18 +964,31 @@ def collide_nb(shapes, sa, Ra, pa, sb, Rb, pb, band, flat_tol, out, scratch) -> 
     _to_world(shapes, sa, Ra, pa, wa)
     _to_world(shapes, sb, Rb, pb, wb)
     V = scratch.vec
-    dist = _gjk(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, scratch)
-    separated = dist > _CORE_TOUCH
-    if separated:
-        gap0 = dist - ra_ - rb_
-        if gap0 > band:
-            return 0
-        for a in range(3):
-            n[a] = (V[1, a] - V[0, a]) / dist
-    else:
+    separated = False
+    gap0 = 0.0
+    if _is_polytope(shapes.kind[sa]) and _is_polytope(shapes.kind[sb]):
+        # two polytopes: the separating-axis test first (a resting pair overlaps), GJK for
+        # the exact closest points only when it finds them apart by less than the band
         gap0 = -_sat(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, n, V[3], V[4])
         if gap0 > band:
             return 0
+        if gap0 > 0.0:
+            dist = _gjk(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, scratch)
+            if dist > _CORE_TOUCH:
+                separated = True
+                gap0 = dist
+    else:
+        dist = _gjk(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, scratch)
+        if dist > _CORE_TOUCH:
+            separated = True
+            gap0 = dist - ra_ - rb_
+        else:
+            gap0 = -_sat(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, n, V[3], V[4])
+    if gap0 > band:
+        return 0
+    if separated:
+        for a in range(3):
+            n[a] = (V[1, a] - V[0, a]) / dist
     _tangent(shapes, sa, Ra, Rb, n, out.tangent)
     # the contact plane's basis
     t1, t2 = V[5], V[6]
