@@ -58,7 +58,7 @@ def pairs(shapes) -> list[tuple[str, int, np.ndarray, int, np.ndarray, np.ndarra
     ]
 
 
-@njit(cache=True)
+@njit  # not cached: a cached caller would keep an edited kernel's old inlined code
 def _loop(shapes, sa, Ra, pa, sb, Rb, pb, band, calls, out, scratch) -> int:
     m = 0
     for _ in range(calls):

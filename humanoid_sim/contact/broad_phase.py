@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
 
 from humanoid_sim.contact.convex_shapes import CAPSULE, CYLINDER, SPHERE

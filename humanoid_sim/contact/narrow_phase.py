@@ -49,7 +49,6 @@ from humanoid_sim.contact.kernels import RIM_POINTS
 
 __all__ = [
     "CYLINDER_SIDES",
-    "Contact",
     "FEATURE_ANGLE",
     "RIM_POINTS",
     "Manifold",
@@ -225,12 +224,11 @@ def _solve_small(G, r, m, mu) -> bool:
 
 
 @njit(cache=True)
-def _simplex_closest(Y, k, lam, scratch) -> float:
+def _simplex_closest(Y, k, lam, G, r, mu, idx) -> float:
     """Closest point to the origin of the hull of Y[:k] (k <= 4): barycentric weights into
     lam (4,) (0 for points not needed), returns the squared distance (0 if the origin lies
-    inside a tetrahedron)."""
+    inside a tetrahedron). G (3, 3), r (3,), mu (3,), idx (4,) int64: work arrays."""
     best = 1e300
-    G, r, mu, idx = scratch.gram, scratch.small[12:15], scratch.small[15:18], scratch.index
     for mask in range(1, 1 << k):
         m = 0
         for i in range(k):
@@ -302,7 +300,7 @@ def _gjk(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, scratch):
     lower = 0.0  # the largest lower bound v . w / |v| of the distance seen
     converged = False
     for _ in range(64):
-        d2 = _simplex_closest(S[8:12], k, lam, scratch)
+        d2 = _simplex_closest(S[8:12], k, lam, scratch.gram, scratch.small[12:15], scratch.small[15:18], scratch.index)
         # keep the points the closest point needs
         m = 0
         for i in range(k):
@@ -1036,18 +1034,6 @@ def collide_nb(shapes, sa, Ra, pa, sb, Rb, pb, band, flat_tol, out, scratch) -> 
     return m
 
 
-class Contact(NamedTuple):
-    """One pair's manifold as fresh arrays (m points): see ``Manifold``."""
-
-    normal: np.ndarray
-    tangent: np.ndarray
-    point_a: np.ndarray
-    point_b: np.ndarray
-    gap: np.ndarray
-    roll_a: np.ndarray
-    roll_b: np.ndarray
-
-
 def collide(
     shapes: ShapeSet,
     sa: int,
@@ -1058,14 +1044,15 @@ def collide(
     p_b: np.ndarray,
     band: float = 2e-4,
     flat_tol: float | None = None,
-) -> Contact:
+) -> Manifold:
     """``collide_nb`` for tools and tests (allocates its buffers; a step calls collide_nb).
 
     R_a, R_b: rotations (3, 3); p_a, p_b: positions (3,) [m], world; band and flat_tol [m]
-    (flat_tol None: the band). Returns a Contact with m points (m = 0 when apart)."""
+    (flat_tol None: the band). Returns a Manifold of fresh arrays holding exactly the m
+    points found (m = 0 when apart)."""
     out = manifold_buffers(shapes)
     scratch = narrow_scratch(shapes)
     as_f = lambda a: np.ascontiguousarray(a, dtype=float)  # noqa: E731
     m = collide_nb(shapes, int(sa), as_f(R_a), as_f(p_a), int(sb), as_f(R_b), as_f(p_b), float(band),
                    float(band if flat_tol is None else flat_tol), out, scratch)  # fmt: skip
-    return Contact(out.normal.copy(), out.tangent.copy(), *(a[:m].copy() for a in out[2:]))
+    return Manifold(out.normal.copy(), out.tangent.copy(), *(a[:m].copy() for a in out[2:]))
