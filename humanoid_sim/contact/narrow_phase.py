@@ -8,8 +8,8 @@ own core (radius 0; a cylinder's support is exact, not a polygon's).
 ``collide_nb`` (one pair, ``@njit(cache=True)``, allocation-free):
 1. a bounding-sphere test, then GJK on the cores: separated cores give the exact distance,
    the normal from the closest points and, if the gap (distance less the radii) exceeds the
-   detection band, no contact (two polytopes: the separating-axis test first, GJK only
-   when it finds them apart by less than the band);
+   detection band, no contact (boxes, hulls and cylinders: the separating-axis test
+   first, GJK only when it finds them apart by less than the band);
 2. overlapping cores: the separating-axis test over face normals and edge-pair cross
    products (a cylinder's curved side by ``CYLINDER_SIDES`` face normals, its vertex and
    rim axes against a polytope, then a local pattern search; exact axes for everything
@@ -964,9 +964,10 @@ def collide_nb(shapes, sa, Ra, pa, sb, Rb, pb, band, flat_tol, out, scratch) -> 
     V = scratch.vec
     separated = False
     gap0 = 0.0
-    if _is_polytope(shapes.kind[sa]) and _is_polytope(shapes.kind[sb]):
-        # two polytopes: the separating-axis test first (a resting pair overlaps), GJK for
-        # the exact closest points only when it finds them apart by less than the band
+    if ra_ == 0.0 and rb_ == 0.0:
+        # no sphere or capsule: the separating-axis test first (a resting pair overlaps; its
+        # separation is a lower bound of the distance), GJK for the exact closest points
+        # only when it finds them apart by less than the band
         gap0 = -_sat(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, n, V[3], V[4])
         if gap0 > band:
             return 0
