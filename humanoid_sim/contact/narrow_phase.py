@@ -350,7 +350,14 @@ def _gjk(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, scratch):
 def _extent(shapes, s, R, p, world, ux, uy, uz):
     """(min, max) of u . x over shape s (its core swept by its radius)."""
     k = shapes.kind[s]
-    if _is_polytope(k):
+    if k == BOX:  # centre . u +- sum of the half edges times |axis . u|
+        c = p[0] * ux + p[1] * uy + p[2] * uz
+        corner = shapes.vertices[shapes.vert_start[s] + 7]  # the (+, +, +) corner: the half edges
+        w = 0.0
+        for a in range(3):
+            w += corner[a] * abs(R[0, a] * ux + R[1, a] * uy + R[2, a] * uz)
+        return c - w, c + w
+    if k == MESH:
         lo, hi = 1e300, -1e300
         for j in range(shapes.vert_start[s + 1] - shapes.vert_start[s]):
             v = world[j, 0] * ux + world[j, 1] * uy + world[j, 2] * uz
