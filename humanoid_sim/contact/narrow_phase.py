@@ -56,6 +56,7 @@ __all__ = [
     "collide",
     "collide_nb",
     "manifold_buffers",
+    "max_feature_points",
     "narrow_scratch",
 ]
 
@@ -129,7 +130,7 @@ def narrow_scratch(shapes: ShapeSet) -> NarrowScratch:
     )  # fmt: skip
 
 
-# ---------------------------------------------------------------- small vector helpers
+# ---------------------------------------------------------------- small vector functions
 
 
 @njit(cache=True, inline="always")
