@@ -14,7 +14,7 @@ from setuptools import find_packages, setup
 from setuptools.command.build_py import build_py
 
 PACKAGE = "humanoid_sim"
-SHARED = [("launch", "*.launch.py"), ("urdf", "*.urdf"), ("config", "*.*")]
+SHARED = [("launch", "*.launch.py"), ("urdf", "*.urdf"), ("config", "*.*"), ("config/worlds", "*.yaml")]
 
 
 def share(folder: str, pattern: str) -> tuple[str, list[str]]:

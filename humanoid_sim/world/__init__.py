@@ -1,0 +1,22 @@
+"""The world of the simulator: ground, static shapes, free rigid objects and robots.
+
+``load_world(path)`` reads a world YAML file (docs/world.md; config/environment.yaml is
+one); ``World`` and its parts are frozen dataclasses validated where they are built.
+"""
+
+from humanoid_sim.world.description import FreeObject, RobotEntry, StaticShape, World
+from humanoid_sim.world.inertia import MassProperties
+from humanoid_sim.world.loader import WorldConfigError, load_world, world_from_dict
+from humanoid_sim.world.shape import Shape
+
+__all__ = [
+    "FreeObject",
+    "MassProperties",
+    "RobotEntry",
+    "Shape",
+    "StaticShape",
+    "World",
+    "WorldConfigError",
+    "load_world",
+    "world_from_dict",
+]
