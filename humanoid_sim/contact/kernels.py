@@ -523,6 +523,9 @@ def rolling_drift_nb(V, body, R, roll, sel, m, drift) -> bool:
 # ---------------------------------------------------------------- per-contact kernels
 
 
+LINE_ASPECT = 0.02  # width / length below which contact points are a line (classify_nb)
+
+
 @njit(cache=True)
 def classify_nb(points, normal, tangent, merge_tol, line_tol):
     """Table 1 classification of contact points (m, 3) on a surface (normal, tangent).
@@ -564,7 +567,10 @@ def classify_nb(points, normal, tangent, merge_tol, line_tol):
             R[a, 2] = normal[a]
         keep = np.zeros(1, np.int64)
         return 1, R, points[0].copy(), np.zeros((1, 2)), keep, np.zeros(1, np.int64)
-    if spread <= line_tol:
+    # collinear within line_tol, or a sliver: an area whose width is a small fraction of its
+    # length (LINE_ASPECT) is a line -- its tilt across the width, fitted from gaps over a
+    # millimetre, would be noise that Eq. 20b turns into huge corrective rotations
+    if spread <= line_tol or spread <= LINE_ASPECT * (hi - lo):
         # x along the line (seed 000 4.2)
         lx = d[0] * x + d[1] * y
         ly = np.array([normal[1] * lx[2] - normal[2] * lx[1], normal[2] * lx[0] - normal[0] * lx[2], normal[0] * lx[1] - normal[1] * lx[0]])

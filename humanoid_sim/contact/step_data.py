@@ -28,6 +28,7 @@ __all__ = [
     "Detection",
     "Dynamics",
     "HardRowTable",
+    "JointFriction",
     "MemoryTable",
     "StepData",
     "StepOutput",
@@ -38,6 +39,8 @@ __all__ = [
     "allocate_hard_rows",
     "allocate_memory",
     "allocate_output",
+    "allocate_solve",
+    "joint_friction",
     "make_step_data",
 ]
 
@@ -211,6 +214,21 @@ class HardRowTable(NamedTuple):
     impulse: np.ndarray
 
 
+class JointFriction(NamedTuple):
+    """Coulomb friction of the joints that have it (m joints): index (m,) their velocity
+    coordinates; bound (m,) the friction torque or force F [N m or N]; stick (m,) 0/1 the
+    joint held (a row v̇ = -v/dt with |λ| <= F) or slipping (the known torque F sign);
+    sign (m,): the slipping torque's sign; torque (m,): the friction torque of the step
+    (out); base (nv,): scratch."""
+
+    index: np.ndarray
+    bound: np.ndarray
+    stick: np.ndarray
+    sign: np.ndarray
+    torque: np.ndarray
+    base: np.ndarray
+
+
 COUNTS_DTYPE = np.dtype(
     [
         ("contacts", np.int64),  # contacts reported
@@ -257,10 +275,11 @@ class StepDataType(types.StructRef):
 class StepData(structref.StructRefProxy):
     """Everything one compiled step touches (fields: tree, stage, dyn, statics, params,
     detection, tables (two ContactTables: a phase's build and the next), memory, hard,
-    out, L (nv, nv) scratch for the Cholesky factor, solve: SolveScratch)."""
+    friction (JointFriction), out, solve: SolveScratch)."""
 
 
-_FIELDS = ["tree", "stage", "dyn", "statics", "params", "detection", "tables", "memory", "hard", "out", "solve"]
+_FIELDS = ["tree", "stage", "dyn", "statics", "params", "detection", "tables", "memory", "hard", "friction", "out",
+           "solve"]
 structref.define_proxy(StepData, StepDataType, _FIELDS)
 
 
@@ -334,15 +353,21 @@ def allocate_solve(rows: int, nv: int, P: int) -> SolveScratch:
     )  # fmt: skip
 
 
+def joint_friction(index: np.ndarray, bound: np.ndarray, nv: int) -> JointFriction:
+    m = len(index)
+    return JointFriction(np.asarray(index, np.int64), np.asarray(bound, float), np.zeros(m, np.int64), np.zeros(m),
+                         np.zeros(m), np.zeros(nv))  # fmt: skip
+
+
 @njit(cache=True)
-def _make(tree, stage, dyn, statics, params, detection, tables, memory, hard, out, solve):
-    return StepData(tree, stage, dyn, statics, params, detection, tables, memory, hard, out, solve)
+def _make(tree, stage, dyn, statics, params, detection, tables, memory, hard, friction, out, solve):
+    return StepData(tree, stage, dyn, statics, params, detection, tables, memory, hard, friction, out, solve)
 
 
 def make_step_data(
     tree: KinematicTree, stage: StageWork, dyn: Dynamics, statics: StepStatics, params: StepParams,
     detection: Detection, tables: tuple[ContactTable, ContactTable], memory: MemoryTable, hard: HardRowTable,
-    out: StepOutput, solve: SolveScratch,
+    friction: JointFriction, out: StepOutput, solve: SolveScratch,
 ) -> StepData:
     """One StepData over the given bundles (the arrays are shared, not copied)."""
-    return _make(tree, stage, dyn, statics, params, detection, tables, memory, hard, out, solve)
+    return _make(tree, stage, dyn, statics, params, detection, tables, memory, hard, friction, out, solve)

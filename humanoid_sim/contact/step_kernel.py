@@ -38,6 +38,7 @@ import numpy as np
 from numba import njit
 
 from humanoid_sim.contact.bounded_solve import (
+    BLOCK_BOX,
     BLOCK_LINE,
     BLOCK_ONE_SIDED,
     BLOCK_POINT,
@@ -518,7 +519,7 @@ def _solve_rows(d, nrow, symmetric, base, x, lam) -> int:
 
 
 @njit(cache=True)
-def _assemble(d, tab, nc, n_hard) -> tuple:
+def _assemble(d, tab, nc, n_hard, n_fric) -> tuple:
     """Stack the constrained rows H_C, the modified rows Ĥ_C (Eq. 36) and the desired values
     of the contacts not released and of the active hard rows into the solve scratch.
     Returns (rows, contact rows, Ĥ = H)."""
@@ -550,6 +551,17 @@ def _assemble(d, tab, nc, n_hard) -> tuple:
                 s.H[row, col] = hard.jacobian[j, col]
                 s.H_hat[row, col] = hard.jacobian[j, col]
             s.rhs[row] = hard.target[j]
+            row += 1
+    fr = d.friction
+    v = d.out.v_plus
+    for j in range(n_fric):  # held joints: stop within the step, v + dt a = 0
+        if fr.stick[j]:
+            for col in range(nv):
+                s.H[row, col] = 0.0
+                s.H_hat[row, col] = 0.0
+            s.H[row, fr.index[j]] = 1.0
+            s.H_hat[row, fr.index[j]] = 1.0
+            s.rhs[row] = -v[fr.index[j]] / d.params.dt
             row += 1
     return row, ncrow, symmetric
 
@@ -623,12 +635,13 @@ def _check(d, tab, i, phase, x, apply) -> bool:
 
 
 @njit(cache=True)
-def _bounded(d, tab, nc, n_hard, phase, base, x) -> None:
+def _bounded(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
     """The bounded solve (contact/bounded_solve.py) of every contact not bounced off
     (released ones taken back, all sticking) and every hard row; the contacts get their
     wrench and state from it: released where f_z = 0, slipping where |f_t| reached μ_d f_z
     (direction -f_t), spinning where |n_z| reached its bound. Hard forces into hard.force
-    (acceleration phase) or hard.impulse."""
+    (acceleration phase) or hard.impulse; joint friction rows (held joints: |λ| <= F) into
+    friction.torque."""
     s = d.solve
     hard = d.hard
     nv = base.shape[0]
@@ -677,6 +690,20 @@ def _bounded(d, tab, nc, n_hard, phase, base, x) -> None:
         nb += 1
         s.block_start[nb] = row
         s.hull_start[nb] = nh
+    fr = d.friction
+    for j in range(n_fric):
+        for col in range(nv):
+            s.H[row, col] = 0.0
+        s.H[row, fr.index[j]] = 1.0
+        s.rhs[row] = -d.out.v_plus[fr.index[j]] / d.params.dt
+        row += 1
+        s.block_kind[nb] = BLOCK_BOX
+        s.mu[nb] = 0.0
+        s.arm[nb] = 0.0
+        s.bound[nb] = fr.bound[j]
+        nb += 1
+        s.block_start[nb] = row
+        s.hull_start[nb] = nh
     rows = BoundedRows(s.H[:row], s.rhs[:row], s.block_start[: nb + 1], s.block_kind[:nb], s.mu[:nb], s.arm[:nb],
                        s.bound[:nb], s.hull_xy[:nh], s.hull_start[: nb + 1])  # fmt: skip
     par = d.params
@@ -711,14 +738,71 @@ def _bounded(d, tab, nc, n_hard, phase, base, x) -> None:
     out = hard.force if phase == ACCELERATION_PHASE else hard.impulse
     for j in range(n_hard):
         out[j] = s.lam[ncrow + j]
+    for j in range(n_fric):
+        fr.torque[j] = s.lam[ncrow + n_hard + j]
+        fr.stick[j] = 1
 
 
 @njit(cache=True)
-def _solve_with_checks(d, tab, nc, n_hard, phase, base, x, release_tolerance) -> tuple:
+def _friction_base(d, n_fric, base) -> None:
+    """friction.base (nv,) = base + A^-1 Σ F σ e_j over the slipping joints: the solve's
+    unconstrained solution with their known friction torques."""
+    fr = d.friction
+    nv = base.shape[0]
+    for i in range(nv):
+        fr.base[i] = base[i]
+    e = np.zeros(nv)
+    col = np.empty(nv)
+    for j in range(n_fric):
+        if fr.stick[j]:
+            continue
+        e[fr.index[j]] = fr.bound[j] * fr.sign[j]
+        cho_solve_vec(d.solve.L, e, col)
+        e[fr.index[j]] = 0.0
+        for i in range(nv):
+            fr.base[i] += col[i]
+
+
+@njit(cache=True)
+def _check_friction(d, n_fric, row0, x, apply) -> bool:
+    """Joint friction's checks: a held joint whose holding torque exceeds F slips (the
+    friction torque F sign(λ) known from now on); a slipping joint whose velocity would
+    reverse within the step is held. Writes friction.torque; True when a state changes."""
+    fr = d.friction
+    s = d.solve
+    v = d.out.v_plus
+    dt = d.params.dt
+    changed = False
+    r = row0
+    for j in range(n_fric):
+        F = fr.bound[j]
+        if fr.stick[j]:
+            lam = s.lam[r]
+            r += 1
+            fr.torque[j] = lam
+            if abs(lam) > F * (1.0 + 1e-12):
+                changed = True
+                if apply:
+                    fr.stick[j] = 0
+                    fr.sign[j] = 1.0 if lam > 0.0 else -1.0
+        else:
+            fr.torque[j] = F * fr.sign[j]
+            k = fr.index[j]
+            if (v[k] + dt * x[k]) * fr.sign[j] > 0.0:  # it would move with its friction: reversed
+                changed = True
+                if apply:
+                    fr.stick[j] = 1
+    return changed
+
+
+@njit(cache=True)
+def _solve_with_checks(d, tab, nc, n_hard, n_fric, phase, base, x, release_tolerance) -> tuple:
     """Solve one phase and apply the validity checks of 4.4-4.6 (the module docstring's
-    step 4); a phase that is rank deficient or still fails after the rounds is replaced
-    by the bounded solve. Returns (rounds, validated, bounded). Wrenches into tab.wrench,
-    hard forces into hard.force (acceleration phase) or hard.impulse (0 for released rows)."""
+    step 4) and those of joint friction (the first n_fric joints of d.friction); a phase
+    that is rank deficient or still fails after the rounds is replaced by the bounded
+    solve. Returns (rounds, validated, bounded). Wrenches into tab.wrench, hard forces into
+    hard.force (acceleration phase) or hard.impulse (0 for released rows), joint friction
+    torques into friction.torque."""
     s = d.solve
     hard = d.hard
     par = d.params
@@ -726,8 +810,9 @@ def _solve_with_checks(d, tab, nc, n_hard, phase, base, x, release_tolerance) ->
     validated = False
     rounds = 0
     for rounds in range(1, par.max_rounds + 1):
-        nrow, ncrow, symmetric = _assemble(d, tab, nc, n_hard)
-        status = _solve_rows(d, nrow, symmetric, base, x, s.lam)
+        nrow, ncrow, symmetric = _assemble(d, tab, nc, n_hard, n_fric)
+        _friction_base(d, n_fric, base)
+        status = _solve_rows(d, nrow, symmetric, d.friction.base, x, s.lam)
         if status != 0:  # redundant rows: the least-squares λ is not a contact force
             break
         for i in range(nc):
@@ -748,6 +833,7 @@ def _solve_with_checks(d, tab, nc, n_hard, phase, base, x, release_tolerance) ->
                     if apply:
                         hard.active[j] = 0
                 r += 1
+        changed |= _check_friction(d, n_fric, r, x, apply)
         if not changed:
             validated = True
             break
@@ -761,7 +847,7 @@ def _solve_with_checks(d, tab, nc, n_hard, phase, base, x, release_tolerance) ->
                     validated = False
                     break
     if not validated:  # never integrate a solve that failed its checks
-        _bounded(d, tab, nc, n_hard, phase, base, x)
+        _bounded(d, tab, nc, n_hard, n_fric, phase, base, x)
         return rounds, False, True
     for i in range(nc):
         if tab.released[i]:
@@ -911,7 +997,7 @@ def step_nb(d, q, v, tau, n_hard) -> int:
         counts.impulse = 1
         for i in range(nc):
             _set_target(d, tab, i, IMPULSE_PHASE)
-        _, ok, bounded = _solve_with_checks(d, tab, nc, n_hard, IMPULSE_PHASE, v, v_plus, par.impact)
+        _, ok, bounded = _solve_with_checks(d, tab, nc, n_hard, 0, IMPULSE_PHASE, v, v_plus, par.impact)
         if bounded:
             counts.bounded = 1
             counts.validated = 0
@@ -973,8 +1059,16 @@ def step_nb(d, q, v, tau, n_hard) -> int:
         if not tab.bounced[i]:
             _set_target(d, tab, i, ACCELERATION_PHASE)
     _hard_targets(d, n_hard, v_plus, ACCELERATION_PHASE)
+    # joint friction: a joint moving slower than the separating threshold is held, a faster
+    # one slips with the friction torque against its motion
+    fr = d.friction
+    n_fric = fr.index.shape[0]
+    for j in range(n_fric):
+        vj = v_plus[fr.index[j]]
+        fr.stick[j] = 1 if abs(vj) <= par.separating else 0
+        fr.sign[j] = -1.0 if vj > 0.0 else 1.0
     a = out.a
-    rounds, ok, bounded = _solve_with_checks(d, tab, nc, n_hard, ACCELERATION_PHASE, a0, a, np.inf)
+    rounds, ok, bounded = _solve_with_checks(d, tab, nc, n_hard, n_fric, ACCELERATION_PHASE, a0, a, np.inf)
     counts.rounds = rounds
     if bounded:
         counts.bounded = 1

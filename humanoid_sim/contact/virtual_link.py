@@ -111,7 +111,8 @@ def classify_patch(patch: ContactPatch, merge_tolerance: float = 1e-6, line_tole
     """Classify a patch as point / line / surface (Table 1) and place its virtual link (4.2).
 
     merge_tolerance: points closer than this in the surface plane are one point [m].
-    line_tolerance: points within this distance of their principal line are collinear [m].
+    line_tolerance: points within this distance of their principal line are collinear [m]
+    (and so are points whose width is under kernels.LINE_ASPECT of their length).
     """
     kind, R, origin, xy, _, hull = kernels.classify_nb(
         patch.points, patch.normal, patch.tangent, merge_tolerance, line_tolerance

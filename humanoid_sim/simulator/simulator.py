@@ -47,6 +47,7 @@ from humanoid_sim.contact.step_data import (
     allocate_memory,
     allocate_output,
     allocate_solve,
+    joint_friction,
     make_step_data,
 )
 from humanoid_sim.contact.step_kernel import CAPACITY, NONFINITE, OK, SINGULAR, step_nb
@@ -460,10 +461,13 @@ class Simulator:
         self._memory = memory
         self._hard = allocate_hard_rows(K, nv)
         self._out = allocate_output(nq, nv, P)
-        self._solve_scratch = allocate_solve(6 * C + K, nv, P)
+        friction = model.joint_dynamics.friction
+        joints = np.flatnonzero(friction > 0.0)
+        self._friction = joint_friction(nv - model.nj + joints, friction[joints], nv)
+        self._solve_scratch = allocate_solve(6 * C + K + len(joints), nv, P)
         self._data = make_step_data(
             self._tree, self._stage, self._dyn, statics, params, allocate_detection(N), self._tables, memory, self._hard,
-            self._out, self._solve_scratch,
+            self._friction, self._out, self._solve_scratch,
         )  # fmt: skip
 
     def _result(self, tau_j: np.ndarray, rows: list[OneSidedRows], hard_map) -> StepResult:
