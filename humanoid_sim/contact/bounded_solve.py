@@ -19,7 +19,8 @@ K is the product of one cone per block, the validity checks of seed 000 4.4-4.5 
 into bounds, so that every iterate passes them:
   ONE_SIDED  (a hard provider row):        λ >= 0.
   BOX        (joint friction):             |λ| <= bound.
-  POINT      rows (f_z, f_x, f_y):         f_z >= 0, |f_t| <= μ f_z (Eq. 31).
+  POINT      rows (f_z, f_x, f_y):         f_z >= 0, |f_t| <= μ f_z (Eq. 31); a contact
+                                           already sliding: f_t against its sliding.
   LINE       rows (f_z, n_y, f_x, f_y, n_z): f_z >= 0, p_v (Eq. 26) on the segment,
                                            |f_t| <= μ f_z, |n_z| <= μ f_z d (Eq. 33).
   SURFACE    rows (f_z, n_x, n_y, f_x, f_y, n_z): f_z >= 0, p_v inside the hull,
@@ -71,6 +72,9 @@ class BoundedRows(NamedTuple):
     bound (nb,): |λ| bound of a BOX block [N m or N].
     hull_xy (h, 2): each contact's hull in its virtual-link frame [m] (ccw for a surface,
     the two ends for a line); hull_start (nb + 1,): each block's first hull row.
+    slip (nb, 2): a contact sliding at the start of the phase: its unit sliding direction
+    in the virtual-link x, y (zeros: not sliding). Its friction may only oppose that
+    direction (f_t = -t s, 0 <= t <= μ f_z), so that it never does positive work.
     """
 
     H: np.ndarray
@@ -82,6 +86,7 @@ class BoundedRows(NamedTuple):
     bound: np.ndarray
     hull_xy: np.ndarray
     hull_start: np.ndarray
+    slip: np.ndarray
 
 
 @njit(cache=True)
@@ -111,7 +116,7 @@ def _nearest_in_polygon(px, py, poly):
 
 
 @njit(cache=True)
-def _project_block(kind, lam, s, mu, arm, bound, hull):
+def _project_block(kind, lam, s, mu, arm, bound, hull, sx, sy):
     """Project the forces lam[s:...] of one block onto its cone (module docstring)."""
     if kind == BLOCK_ONE_SIDED:
         if lam[s] < 0.0:
@@ -141,12 +146,17 @@ def _project_block(kind, lam, s, mu, arm, bound, hull):
         px, py = _nearest_in_polygon(-lam[s + 2] / fz, lam[s + 1] / fz, hull)
         lam[s + 1] = py * fz
         lam[s + 2] = -px * fz
-    t = math.sqrt(lam[ft] * lam[ft] + lam[ft + 1] * lam[ft + 1])
     cap = mu * fz
-    if t > cap:
-        scale = cap / t
-        lam[ft] *= scale
-        lam[ft + 1] *= scale
+    if sx != 0.0 or sy != 0.0:  # sliding: friction on the ray against the sliding direction
+        t = min(cap, max(0.0, -(lam[ft] * sx + lam[ft + 1] * sy)))
+        lam[ft] = -t * sx
+        lam[ft + 1] = -t * sy
+    else:
+        t = math.sqrt(lam[ft] * lam[ft] + lam[ft + 1] * lam[ft + 1])
+        if t > cap:
+            scale = cap / t
+            lam[ft] *= scale
+            lam[ft + 1] *= scale
     if kind != BLOCK_POINT:
         cap_z = mu * arm * fz
         lam[ft + 2] = min(cap_z, max(-cap_z, lam[ft + 2]))
@@ -217,7 +227,7 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam) -> int:
                 pre[j - s0] = lam[j]
             h0, h1 = rows.hull_start[blk], rows.hull_start[blk + 1]
             _project_block(rows.block_kind[blk], lam, s0, rows.mu[blk], rows.arm[blk], rows.bound[blk],
-                           rows.hull_xy[h0:h1])  # fmt: skip
+                           rows.hull_xy[h0:h1], rows.slip[blk, 0], rows.slip[blk, 1])  # fmt: skip
             for j in range(s0, s1):
                 delta = lam[j] - pre[j - s0]
                 if delta != 0.0:

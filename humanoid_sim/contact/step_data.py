@@ -286,7 +286,8 @@ structref.define_proxy(StepData, StepDataType, _FIELDS)
 class SolveScratch(NamedTuple):
     """Scratch of the checked and bounded solves for R rows: H, H_hat (R, nv); rhs, lam
     (R,); Y (nv, R); B, LB (R, R); x (nv,); L (nv, nv): Cholesky factor of M; J (6, nv);
-    block_start, hull_start (R + 1,); block_kind (R,); mu, arm, bound (R,); hull_xy (P, 2)."""
+    block_start, hull_start (R + 1,); block_kind (R,); mu, arm, bound (R,); hull_xy (P, 2);
+    slip (R, 2): sliding directions of the bounded solve's blocks."""
 
     H: np.ndarray
     H_hat: np.ndarray
@@ -305,6 +306,7 @@ class SolveScratch(NamedTuple):
     bound: np.ndarray
     hull_xy: np.ndarray
     hull_start: np.ndarray
+    slip: np.ndarray
 
 
 def allocate_detection(N: int) -> Detection:
@@ -350,6 +352,7 @@ def allocate_solve(rows: int, nv: int, P: int) -> SolveScratch:
         np.zeros((R, nv)), np.zeros((R, nv)), np.zeros(R), np.zeros(R), np.zeros((nv, R)), np.zeros((R, R)),
         np.zeros((R, R)), np.zeros(nv), np.zeros((nv, nv)), np.zeros((6, nv)), np.zeros(R + 1, np.int64),
         np.zeros(R, np.int64), np.zeros(R), np.zeros(R), np.zeros(R), np.zeros((P, 2)), np.zeros(R + 1, np.int64),
+        np.zeros((R, 2)),
     )  # fmt: skip
 
 

@@ -669,6 +669,13 @@ def _bounded(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
         s.mu[nb] = d.statics.mu_d[tab.element[i]]
         s.arm[nb] = tab.arm[i]
         s.bound[nb] = 0.0
+        # sliding at the phase's start (faster than the separating threshold): friction
+        # against the sliding only
+        vx, vy = tab.vel[i, VX], tab.vel[i, VY]
+        speed = math.hypot(vx, vy)
+        sliding = speed > d.params.separating
+        s.slip[nb, 0] = vx / speed if sliding else 0.0
+        s.slip[nb, 1] = vy / speed if sliding else 0.0
         st, hs, hc = tab.point_start[i], tab.hull_start[i], tab.hull_count[i]
         for t in range(hc):
             s.hull_xy[nh + t, 0] = tab.xy[st + tab.hull[hs + t], 0]
@@ -687,6 +694,8 @@ def _bounded(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
         s.mu[nb] = 0.0
         s.arm[nb] = 0.0
         s.bound[nb] = 0.0
+        s.slip[nb, 0] = 0.0
+        s.slip[nb, 1] = 0.0
         nb += 1
         s.block_start[nb] = row
         s.hull_start[nb] = nh
@@ -701,11 +710,13 @@ def _bounded(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
         s.mu[nb] = 0.0
         s.arm[nb] = 0.0
         s.bound[nb] = fr.bound[j]
+        s.slip[nb, 0] = 0.0
+        s.slip[nb, 1] = 0.0
         nb += 1
         s.block_start[nb] = row
         s.hull_start[nb] = nh
     rows = BoundedRows(s.H[:row], s.rhs[:row], s.block_start[: nb + 1], s.block_kind[:nb], s.mu[:nb], s.arm[:nb],
-                       s.bound[:nb], s.hull_xy[:nh], s.hull_start[: nb + 1])  # fmt: skip
+                       s.bound[:nb], s.hull_xy[:nh], s.hull_start[: nb + 1], s.slip[:nb])  # fmt: skip
     par = d.params
     sweeps = bounded_solve_nb(rows, s.L, base, par.bounded_regularisation, par.bounded_sweeps,
                               par.bounded_tolerance, x, s.lam[:row])  # fmt: skip

@@ -36,7 +36,7 @@ def _rows(H, rhs, kinds, sizes, mu=0.5, arm=0.0, hulls=None):
         np.ascontiguousarray(H, dtype=float), np.asarray(rhs, dtype=float),
         np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64), np.array(kinds, dtype=np.int64),
         np.full(nb, mu), np.full(nb, arm), np.zeros(nb), np.ascontiguousarray(np.concatenate(hulls), dtype=float),
-        np.concatenate([[0], np.cumsum([len(h) for h in hulls])]).astype(np.int64),
+        np.concatenate([[0], np.cumsum([len(h) for h in hulls])]).astype(np.int64), np.zeros((nb, 2)),
     )  # fmt: skip
 
 
@@ -144,3 +144,22 @@ def test_collapsing_humanoid_never_integrates_a_failed_solve():
             if not np.any(c.impulse_local):
                 assert _valid(c, mu_s), (r.t, c.link, c.kind, c.wrench_local)
     assert bounded > 0  # the collapse does meet solves that fail their checks
+
+
+def test_friction_of_a_sliding_contact_only_opposes_its_sliding(rng):
+    """A point contact of a 3-dof body sliding along s: whatever the rows ask (here random
+    tangential targets), its friction lies on the ray -s, within μ f_z, so it never does
+    positive work on the sliding."""
+    M = np.diag([2.0, 2.0, 2.0])
+    H = np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])  # v_z, v_x, v_y rows
+    s = np.array([0.6, 0.8])
+    for _ in range(20):
+        base = np.array([0.6, 0.8, -1.0]) * rng.uniform(0.5, 2.0, 3)
+        rhs = np.array([0.0, *rng.normal(scale=3.0, size=2)])
+        rows = _rows(H, rhs, [BLOCK_POINT], [3], mu=0.5)
+        rows = rows._replace(slip=s.reshape(1, 2))
+        _, lam, _ = _solve(rows, M, base)
+        fz, ft = lam[0], lam[1:3]
+        assert fz > 0.0
+        t = -(ft @ s)
+        assert np.allclose(ft, -t * s, atol=1e-12) and -1e-12 <= t <= 0.5 * fz + 1e-12

@@ -231,6 +231,7 @@ class Thresholds(NamedTuple):
 
 
 _NO_ROWS = np.zeros(0, dtype=np.int64)
+SLIDING_SPEED = Thresholds().separating  # a contact faster than this slides (bounded friction)
 
 
 def _assemble(contacts: list[ActiveContact], hard: HardRows, hard_active: np.ndarray, rhs_of) -> tuple:
@@ -348,7 +349,7 @@ def _bounded(contacts: list[ActiveContact], hard: HardRows, M_factor, base: np.n
     hard row; the contacts get their wrench and their state from it: released where f_z = 0,
     slipping where |f_t| reached μ f_z (direction -f_t), spinning where |n_z| reached its bound."""
     nv = len(base)
-    H, rhs, start, kind, mu, arm, hull, hull_start = [], [], [0], [], [], [], [], [0]
+    H, rhs, start, kind, mu, arm, hull, hull_start, slip = [], [], [0], [], [], [], [], [0], []
     layout = []
     for c in contacts:
         c.released = False
@@ -362,6 +363,9 @@ def _bounded(contacts: list[ActiveContact], hard: HardRows, M_factor, base: np.n
         kind.append(_BLOCK_OF_KIND[c.area.kind])
         mu.append(c.material.mu_d)
         arm.append(c.torsion_arm())
+        vt = c.vel[:2]
+        speed = float(np.hypot(*vt))
+        slip.append(vt / speed if speed > SLIDING_SPEED else np.zeros(2))
         hxy = c.area.hull_xy
         hull.append(hxy)
         hull_start.append(hull_start[-1] + len(hxy))
@@ -376,6 +380,7 @@ def _bounded(contacts: list[ActiveContact], hard: HardRows, M_factor, base: np.n
             kind.append(BLOCK_ONE_SIDED)
             mu.append(0.0)
             arm.append(0.0)
+            slip.append(np.zeros(2))
             hull_start.append(hull_start[-1])
     nb = len(kind)
     rows = BoundedRows(
@@ -388,6 +393,7 @@ def _bounded(contacts: list[ActiveContact], hard: HardRows, M_factor, base: np.n
         np.zeros(nb),
         np.ascontiguousarray(np.concatenate(hull) if hull else np.zeros((0, 2))),
         np.array(hull_start, dtype=np.int64),
+        np.array(slip, dtype=float).reshape(nb, 2),
     )
     x = np.empty(nv)
     lam = np.empty(len(rows.rhs))
