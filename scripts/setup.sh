@@ -2,8 +2,9 @@
 # One-command setup on a fresh Debian 12 machine with Python 3.11 (or any machine with
 # CPython 3.11): creates .venv, installs the pinned ROS 2 wheels and Python dependencies
 # from PyPI, builds the tf2_msgs and simulation_interfaces interface packages into the venv
-# when they are not importable,
-# and installs humanoid_sim itself (registered in the ament index inside the venv).
+# when they are not importable and the project's own humanoid_sim_interfaces when it changes,
+# installs humanoid_sim itself (registered in the ament index inside the venv), then
+# compiles its numba kernels for that installed copy.
 # Idempotent: a second run with nothing changed only checks stamps and takes seconds.
 set -euo pipefail
 
@@ -115,5 +116,17 @@ print(" ".join(e.name for e in entry_points(group="console_scripts") if e.value.
     ln -sfn "$VENV/bin/$exe" "$VENV/lib/humanoid_sim/$exe"
   done
   echo "$pkg_hash" > "$PKG_STAMP"
+fi
+
+# 5. The numba kernels of the installed copy (what ros2 run / ros2 launch start), compiled once
+#    per install or kernel change: the first start then loads them in seconds. Run from / so
+#    that the installed copy is imported, not the source tree.
+if ! (cd / && "$VENV/bin/python" -P -c 'import sys; from humanoid_sim.numba_cache import kernels_cached
+sys.exit(0 if kernels_cached() else 1)') >/dev/null 2>&1; then
+  log "compiling the physics and controller kernels of the installed package (once per install; ~1-2 min on 2 cores)"
+  # shellcheck source=env.sh
+  if ! (source "$ROOT/scripts/env.sh" && cd / && python -P -m humanoid_sim.ros.warm_kernels | sed 's/^/[setup] /'); then
+    log "warning: the kernels could not be compiled now; the first start of the node compiles them"
+  fi
 fi
 log "ready: source scripts/env.sh to use $VENV"

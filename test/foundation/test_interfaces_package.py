@@ -50,9 +50,13 @@ def colcon(workspace: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def test_readme_base_paths_find_both_packages(workspace: Path):
-    listed = colcon(workspace, "list", "--names-only", "--base-paths", "src", "src/humanoid_sim/interfaces")
+    listed = colcon(workspace, "list", "--base-paths", "src", "src/humanoid_sim/interfaces",
+                    "--packages-up-to", "humanoid_sim")
     assert listed.returncode == 0, listed.stderr
-    assert sorted(listed.stdout.split()) == ["humanoid_sim", "humanoid_sim_interfaces"]
+    packages = {line.split()[0]: line.split()[-1] for line in listed.stdout.splitlines()}
+    # both package.xml files parse (else colcon falls back to a plain "python" package), and
+    # humanoid_sim depends on the interfaces, so building it builds them
+    assert packages == {"humanoid_sim": "(ros.ament_python)", "humanoid_sim_interfaces": "(ros.ament_cmake)"}
 
 
 def test_colcon_builds_the_messages_into_its_install_prefix(workspace: Path):
