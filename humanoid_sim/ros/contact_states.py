@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from geometry_msgs.msg import Point, Pose, Wrench
+from geometry_msgs.msg import Point, Pose, Quaternion, Vector3, Wrench
 
 from humanoid_sim.ros.conversions import quaternion_from_rotation, stamp_from_nanoseconds
 from humanoid_sim.simulator.simulator import ContactReport
@@ -42,6 +42,10 @@ def _point(xyz: np.ndarray) -> Point:
     return Point(x=float(xyz[0]), y=float(xyz[1]), z=float(xyz[2]))
 
 
+def _vector(xyz: np.ndarray) -> Vector3:
+    return Vector3(x=float(xyz[0]), y=float(xyz[1]), z=float(xyz[2]))
+
+
 def contact_state_message(contact_state_type: Any, nanoseconds: int, frame: str, contact: ContactReport) -> Any:
     """One ContactState of ``contact``.
 
@@ -59,14 +63,9 @@ def contact_state_message(contact_state_type: Any, nanoseconds: int, frame: str,
     msg.sticking = bool(contact.sticking)
     msg.slipping = not msg.sticking
     msg.spinning = bool(contact.spinning)
-    x, y, z, w = quaternion_from_rotation(np.asarray(contact.R_world_vl, dtype=float))
-    msg.virtual_link = Pose(position=_point(contact.origin))
-    msg.virtual_link.orientation.x, msg.virtual_link.orientation.y = float(x), float(y)
-    msg.virtual_link.orientation.z, msg.virtual_link.orientation.w = float(z), float(w)
-    f, n = contact.wrench_world[:3], contact.wrench_world[3:]
-    msg.wrench = Wrench()
-    msg.wrench.force.x, msg.wrench.force.y, msg.wrench.force.z = float(f[0]), float(f[1]), float(f[2])
-    msg.wrench.torque.x, msg.wrench.torque.y, msg.wrench.torque.z = float(n[0]), float(n[1]), float(n[2])
+    x, y, z, w = (float(c) for c in quaternion_from_rotation(np.asarray(contact.R_world_vl, dtype=float)))
+    msg.virtual_link = Pose(position=_point(contact.origin), orientation=Quaternion(x=x, y=y, z=z, w=w))
+    msg.wrench = Wrench(force=_vector(contact.wrench_world[:3]), torque=_vector(contact.wrench_world[3:]))
     msg.p_v = _point(contact.p_v)
     msg.points = [_point(p) for p in np.asarray(contact.points, dtype=float).reshape(-1, 3)]
     return msg
