@@ -17,6 +17,7 @@ Publishes
   contact/<link>/cop           geometry_msgs/PointStamped  its centre of pressure p_v, in odom
                                (one pair per link with collision shapes; characters not valid
                                in a topic name become '_')
+  contacts                     humanoid_sim_interfaces/Contacts  every contact's state (contact_states)
   zmp                          geometry_msgs/PointStamped  ZMP of the ground reaction, in odom
   support_polygon              geometry_msgs/PolygonStamped in odom
   contact_markers              visualization_msgs/MarkerArray

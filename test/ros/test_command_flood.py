@@ -68,13 +68,6 @@ def rss_mb(pid: int) -> float:
         return next(int(line.split()[1]) / 1024.0 for line in status if line.startswith("VmRSS:"))
 
 
-@pytest.fixture
-def ros():
-    rclpy.init()
-    yield
-    rclpy.try_shutdown()
-
-
 def test_flood_of_malformed_commands_is_counted_by_kind_and_harmless(ros):
     ns = f"/hs_flood_{os.getpid()}"
     process = start_node(ns, {"loop_mode": "realtime", "initial_pose": "stand", "joint_states_rate": 200.0,

@@ -104,13 +104,6 @@ def test_message_types_are_importable_here():
     assert contacts_message_type() == TYPES
 
 
-@pytest.fixture
-def ros():
-    rclpy.init()
-    yield
-    rclpy.try_shutdown()
-
-
 def test_lockstep_node_publishes_the_librarys_contacts_every_tick(ros):
     ns = f"/hs_contacts_{os.getpid()}"
     process = start_node(ns, {"loop_mode": "lockstep", "contact_rate": 1000.0, "tf_rate": 0.0, "markers_rate": 0.0})

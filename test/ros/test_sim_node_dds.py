@@ -37,13 +37,6 @@ MODEL = load_urdf(URDF_TEXT)
 STARTUP_S = 90.0  # numba loads (or compiles, after a code change) its kernels at start
 
 
-@pytest.fixture
-def ros():
-    rclpy.init()
-    yield
-    rclpy.try_shutdown()
-
-
 def namespace(tag: str) -> str:
     return f"/hs_{tag}_{os.getpid()}"
 

@@ -48,13 +48,6 @@ def set_parameters(listener: Listener, values: dict) -> list:
     return list(listener.call(SetParameters, "humanoid_sim/set_parameters", request).results)
 
 
-@pytest.fixture
-def ros():
-    rclpy.init()
-    yield
-    rclpy.try_shutdown()
-
-
 def test_push_through_the_service_moves_the_base_as_the_library_does(ros):
     ns = f"/hs_push_{os.getpid()}"
     process = start_node(ns, {"loop_mode": "lockstep", "diagnostics_rate": 20.0, **PUSH})
