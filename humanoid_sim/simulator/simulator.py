@@ -218,10 +218,16 @@ class Simulator:
             degenerate = model.mass[body] == 0.0 or np.linalg.eigvalsh(model.inertia_com[body])[0] <= 0.0
             if t.ndof[body] == 1 and degenerate:
                 self._armature[t.v_index[body]] = config.massless_link_armature
-        self._armature_index = np.flatnonzero(self._armature)
-        self._stage = stage_work(t, self._armature)
         self._damping = np.zeros(model.nv)  # joint damping [N m s/rad or N s/m], zero on the base
         self._damping[model.nv - model.nj :] = model.joint_dynamics.damping
+        # Joint damping is linearly implicit: every solve and every Runge-Kutta stage uses
+        # (M + diag(armature) + dt D) a = tau - D v - b, i.e. the damping force at the velocity
+        # the stage reaches, -D (v + dt a). Explicit damping diverges once D dt exceeds twice
+        # the joint's effective inertia (icub's 1 N m s/rad wrists and neck: D dt / m ~ 1e2
+        # at 1 ms); implicit damping is stable for any D and still dissipates.
+        self._diagonal = self._armature + config.dt * self._damping
+        self._diagonal_index = np.flatnonzero(self._diagonal)
+        self._stage = stage_work(t, self._diagonal)
         # velocity limits: the actuator effort is limited by the safety-controller rule at the end
         # of the step, all joints at once (limits/velocity_limits.py); only where a joint has one
         rule = velocity_rule(model)
@@ -391,10 +397,11 @@ class Simulator:
         return self._step_general(tau_j, ext, rows)
 
     def _update_dynamics(self, q: np.ndarray, v: np.ndarray) -> None:
-        """The workspace at (q, v), with the armature on the diagonal of M."""
+        """The workspace at (q, v), with the armature and the implicit damping dt D on the
+        diagonal of M."""
         self.ws.update(q, v)
-        idx = self._armature_index
-        self.ws.M[idx, idx] += self._armature[idx]
+        idx = self._diagonal_index
+        self.ws.M[idx, idx] += self._diagonal[idx]
 
     def _limit_velocity(self, tau_j: np.ndarray, ext: np.ndarray | None) -> np.ndarray:
         """The applied efforts (nj,): tau_j limited by the velocity-limit rule evaluated at the
