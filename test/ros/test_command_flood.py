@@ -1,6 +1,6 @@
 """A real-time node under a (short) flood of malformed commands, over real DDS: every kind of bad
 command (wrong lengths, NaN, +-inf, +-1e308, unknown and duplicate names, an empty effort field,
-100,000 values or names) is refused and counted by kind in /diagnostics, joint_states
+thousands of values or names) is refused and counted by kind in /diagnostics, joint_states
 keep coming with finite values, and the node's memory does not keep the huge commands.
 
 The full flood (10,000 commands as fast as a publisher sends them) and its rates and memory
@@ -28,15 +28,17 @@ from humanoid_sim.ros.command_validation import REJECTION_KINDS  # noqa: E402
 from humanoid_sim.ros.conversions import diagnostic_values  # noqa: E402
 
 STARTUP_S = 90.0
-# Elements of the huge commands. A million (8-20 MB) rarely reaches a best-effort reader whole
-# on a loaded machine (one fragment lost, the sample is lost): the bench sends those.
-HUGE = 100_000
+# Elements of the large commands of the real-time flood: unfragmented datagrams (a command of
+# megabytes may not reach a best-effort reader whole on a loaded machine: one fragment lost, the
+# sample is lost). Commands of a million elements go to a lock-step (reliable) node below.
+LARGE = 5_000
+MILLION = 1_000_000
 NAMED, ARRAY = "joint_commands", "effort_controller/commands"
 
 
 def flood() -> tuple[list[tuple[str, object, str]], list[tuple[str, object, str]]]:
     """(topic, message, the kind the node must count) of 10 rounds of every small malformed
-    command; and of a command of HUGE values and one of HUGE names."""
+    command; and of a command of LARGE values and one of LARGE names."""
     names = list(load_robot().joint_names)
     nj = len(names)
 
@@ -57,8 +59,8 @@ def flood() -> tuple[list[tuple[str, object, str]], list[tuple[str, object, str]
         (ARRAY, Float64MultiArray(data=last(-1e308)), "out_of_range"),
     ]
     huge = [
-        (ARRAY, Float64MultiArray(data=[0.0] * HUGE), "wrong_length"),
-        (NAMED, JointState(name=[f"j{k}" for k in range(HUGE)], effort=[0.0] * HUGE), "wrong_length"),
+        (ARRAY, Float64MultiArray(data=[0.0] * LARGE), "wrong_length"),
+        (NAMED, JointState(name=[f"j{k}" for k in range(LARGE)], effort=[0.0] * LARGE), "wrong_length"),
     ]
     return small * 10, huge
 
@@ -122,9 +124,42 @@ def test_flood_of_malformed_commands_is_counted_by_kind_and_harmless(ros):
     assert int(values["commands_accepted"]) == 0
     assert states_during > 0 and states_after > 0, "the node stopped publishing joint_states"
     assert np.all(np.isfinite(last_state.position)) and np.all(np.isfinite(last_state.velocity))
-    # commands of megabytes came in; the node does not keep them (a reliable reader kept hundreds
-    # of MB of a flood's huge commands)
-    assert rss_after - rss_before < 100.0, (rss_before, rss_after)
-    # the log says so in a few throttled lines, never echoing 100,000 names
+    assert rss_after - rss_before < 50.0, (rss_before, rss_after)
+    # the log says so in a few throttled lines, never echoing thousands of names
     rejection_lines = [line for line in err.splitlines() if "rejected command" in line]
     assert 1 <= len(rejection_lines) < 50 and max(len(line) for line in rejection_lines) < 2000
+
+
+def test_commands_of_a_million_elements_are_refused_by_their_length(ros):
+    """Lock-step (reliable, so every command arrives): a million values, then a million names,
+    each counted as wrong_length without being converted; a valid command then still runs a tick."""
+    ns = f"/hs_million_{os.getpid()}"
+    process = start_node(ns, {"loop_mode": "lockstep", "diagnostics_rate": 50.0, "tf_rate": 0.0, "markers_rate": 0.0,
+                              "rejection_log_period": 0.0})
+    listener = Listener("million_listener", ns)
+    listener.subscribe(JointState, "joint_states", keep=False)
+    listener.subscribe(DiagnosticArray, "diagnostics", keep=False)
+    m = listener.messages
+    nj = load_robot().nj
+    huge = [(ARRAY, Float64MultiArray(data=[0.0] * MILLION)),
+            (NAMED, JointState(name=[f"j{k}" for k in range(MILLION)], effort=[0.0] * MILLION))]
+    try:
+        publishers = {NAMED: listener.publisher(JointState, NAMED, depth=10),
+                      ARRAY: listener.publisher(Float64MultiArray, ARRAY, depth=10)}
+        assert listener.spin_until(lambda: m["diagnostics"] and all(p.get_subscription_count() for p in publishers.values()),
+                                   STARTUP_S, process)
+        for count, (topic, msg) in enumerate(huge, start=1):
+            publishers[topic].publish(msg)
+            assert listener.spin_until(
+                lambda: int(diagnostic_values(m["diagnostics"][-1])["rejected_wrong_length"]) == count, 60.0, process
+            ), f"the command of a million elements on {topic} was not counted"
+        publishers[ARRAY].publish(Float64MultiArray(data=[0.0] * nj))
+        assert listener.spin_until(lambda: m["joint_states"] and m["joint_states"][-1].header.stamp.nanosec == 1_000_000,
+                                   30.0, process), "a valid command after them did not run a tick"
+        values = diagnostic_values(m["diagnostics"][-1])
+    finally:
+        code, _, err = stop_node(process)
+        listener.destroy()
+    assert code == 0, err
+    assert values["rejected_commands"] == "2" and values["commands_accepted"] in ("0", "1")
+    assert "1000000 values, expected" in err and "1000000 names: the robot has" in err
