@@ -47,11 +47,18 @@ __all__ = [
     "BLOCK_ONE_SIDED",
     "BLOCK_POINT",
     "BLOCK_SURFACE",
+    "BOUNDED_REGULARISATION",
+    "BOUNDED_SWEEPS",
+    "BOUNDED_TOLERANCE",
     "BoundedRows",
     "bounded_solve_nb",
 ]
 
 BLOCK_ONE_SIDED, BLOCK_POINT, BLOCK_LINE, BLOCK_SURFACE, BLOCK_BOX = 0, 1, 2, 3, 4
+
+BOUNDED_REGULARISATION = 1e-6  # ε / mean diag(B) of seed 002 Eq. 9, 11
+BOUNDED_SWEEPS = 200  # Gauss-Seidel sweeps at most
+BOUNDED_TOLERANCE = 1e-10  # largest force change relative to the largest force, to stop
 
 
 class BoundedRows(NamedTuple):

@@ -20,8 +20,11 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+import scipy.linalg
 
 from humanoid_sim.contact import kernels
+
+LU_PIVOT_RATIO = 1e-10  # see step_kernel.LU_PIVOT_RATIO
 
 
 class SimulationError(RuntimeError):
@@ -99,12 +102,14 @@ def solve_constrained(
                 lam = np.empty(k)
                 kernels.cho_solve_vec(LB, r, lam)
     else:
-        try:
-            cand = np.linalg.solve(B, r)
+        # unsymmetric (slipping rows): LU; dependent rows when a pivot is at most
+        # LU_PIVOT_RATIO of the largest, as in the compiled step (step_kernel._lu_solve)
+        lu, piv = scipy.linalg.lu_factor(B, check_finite=False)
+        pivots = np.abs(np.diag(lu))
+        if pivots.min() > LU_PIVOT_RATIO * pivots.max():
+            cand = scipy.linalg.lu_solve((lu, piv), r, check_finite=False)
             if kernels.all_finite(cand) and np.linalg.norm(B @ cand - r) <= 1e-9 * (1.0 + np.linalg.norm(r)):
                 lam = cand
-        except np.linalg.LinAlgError:
-            pass
     if lam is None:
         rank_deficient = True
         lam = np.linalg.lstsq(B, r, rcond=1e-10)[0]

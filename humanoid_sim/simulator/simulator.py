@@ -1,7 +1,9 @@
 """The fixed-step simulator: state (q, v, t) and ``step(tau)`` (seed 000, 4.9; DESIGN.md).
 
 One step at (q, v):
- 1. kinematics, M and b of the model (one numba call, dynamics.DynamicsWorkspace);
+ 1. kinematics, M and b of the model (one numba call, dynamics.DynamicsWorkspace),
+    the velocity-limit rule on the efforts, the providers' rows; then steps 2-5 as one
+    compiled call for every case (contact/step_kernel.py):
  2. detection of collision shapes against the environment; points moving away
     faster than ``thresholds.separating`` are dropped; classification point /
     line / surface and virtual-link frames (4.2, Table 1);
@@ -27,47 +29,29 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from humanoid_sim.balance.zmp import ZmpReport, zmp_report
-from humanoid_sim.contact.constrained_solve import SimulationError, factor_mass_matrix, mass_solve
-from humanoid_sim.contact.kernels import all_finite, cho_solve_into, cho_solve_vec, cholesky_into
+from humanoid_sim.balance.zmp import ZmpReport
+from humanoid_sim.contact.bounded_solve import BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE
+from humanoid_sim.contact.constrained_solve import SimulationError
 from humanoid_sim.contact.constraint_rows import ConstraintProvider, OneSidedRows
-from humanoid_sim.contact.contact_solver import (
-    ActiveContact,
-    ContactMemory,
-    Gains,
-    HardRows,
-    Thresholds,
-    solve_with_checks,
-)
-from humanoid_sim.contact.detection import ContactDetector, ContactPatch
-from humanoid_sim.contact.fast_step import (
-    CF_IMPULSE,
-    CF_MIN_GAP,
-    CF_ORIGIN,
-    CF_PV,
-    CF_R,
-    CF_WRENCH,
-    CF_WRENCH_WORLD,
-    FAST_OK,
-    MEM_KEY,
-    MEM_P,
-    MEM_R,
-    MEM_SIZE,
-    MEM_SLIP,
-    MEM_STICK,
-    N_CONTACTS,
-    N_GROUND_HULL,
-    N_IMPULSE,
-    N_MEMORY_IN,
-    N_MEMORY_OUT,
-    N_ROUNDS,
-    FastBuffers,
-    fast_step_nb,
-    speculative_band_nb,
-)
+from humanoid_sim.contact.kernels import all_finite, cho_solve_into, cho_solve_vec, cholesky_into
+from humanoid_sim.contact.detection import ContactDetector
 from humanoid_sim.contact.environment import Environment, Material
-from humanoid_sim.contact.virtual_link import ContactKind, classify_patch
-from humanoid_sim.dynamics.integrator import held_forces_nb, rk4_step_nb, stage_work
+from humanoid_sim.contact.gains import Gains, Thresholds
+from humanoid_sim.contact.step_data import (
+    Dynamics,
+    StepParams,
+    StepStatics,
+    allocate_contact_table,
+    allocate_detection,
+    allocate_hard_rows,
+    allocate_memory,
+    allocate_output,
+    allocate_solve,
+    make_step_data,
+)
+from humanoid_sim.contact.step_kernel import CAPACITY, NONFINITE, OK, SINGULAR, step_nb
+from humanoid_sim.contact.virtual_link import ContactKind
+from humanoid_sim.dynamics.integrator import stage_work
 from humanoid_sim.dynamics.kinematic_tree import kinematic_tree
 from humanoid_sim.dynamics.workspace import DynamicsWorkspace
 from humanoid_sim.limits.velocity_limits import coupled_effort_limits_into, coupled_work, velocity_rule
@@ -88,7 +72,7 @@ class SimulatorConfig:
     speculative_distance: smallest band beyond contact_tolerance [m] in which a point that
     would reach the surface within the step takes part in the impulse phase (speculative
     contact), so that an arriving body is stopped at the surface rather than inside it; the
-    band grows with the bodies' speeds each step (fast_step.speculative_band_nb).
+    band grows with the bodies' speeds each step (step_kernel.speculative_band_nb).
     max_rounds: solves per validity loop (seed 000 4.4: at most 3).
     correction_steps: penetration/drift errors decay critically damped over this many steps.
     massless_link_armature: rotor inertia [kg m^2 or kg] on the joints whose own link has no
@@ -258,22 +242,11 @@ class Simulator:
         self._correction_rate = 2.0 * self.gains.kd  # [1/s]
         self._floating = model.floating_base
         self._tau_full = np.zeros(model.nv)
-        self._L = np.zeros((model.nv, model.nv))
-        self._zero_nv = np.zeros(model.nv)
         self._effort_lo = -model.limits.effort
-        self._zero_nv.setflags(write=False)
-        z = np.zeros(0)
-        self._no_hard_rows = HardRows(np.zeros((0, model.nv)), z, z, z, z)
         # poses: None = the model's section of the bundled config/initial_poses.yaml (a missing
         # bundled file is an installation fault and raises, naming where it was looked for)
         self.poses = dict(load_initial_poses(None, model.name) if poses is None else poses)
-        # contact memory: a dict (general path) or, when None, the fast path's table
-        self._memory: dict[tuple[int, int, int], ContactMemory] | None = {}
-        self._fast = FastBuffers(model.nv, model.nq, self.detector.hit_capacity)
-        self._mem_cur = 0
-        self._mu_s = np.array([m.mu_s for m in self._materials], dtype=float).reshape(-1)
-        self._restitution = np.array([m.restitution for m in self._materials], dtype=float).reshape(-1)
-        self._fast_args()
+        self._allocate_step(contacts=16, hard_rows=8)
         self._q = np.zeros(model.nq)
         self._v = np.zeros(model.nv)
         self._t = 0.0
@@ -329,8 +302,7 @@ class Simulator:
             self._q[3:7] /= np.linalg.norm(self._q[3:7])
         self._v = v.copy()
         self._t = float(t)
-        self._memory = {}
-        self._fast.counts[N_MEMORY_IN] = 0
+        self._memory.count[:] = 0
 
     def reset(self, pose: str = "stand") -> np.ndarray:
         """Reset to a named initial pose at rest (t = 0); returns q.
@@ -354,10 +326,9 @@ class Simulator:
         (3,) in the link frame [m]) or a bare (6,) wrench at the link origin}, acting during
         this step (simulator/link_wrenches.py); UnknownNameError lists the links.
 
-        The common case (every contact sticking or new, no provider rows, every solve valid
-        once the unloaded contacts are released, impacts included) runs as one compiled call
-        (contact/fast_step.py); any other case runs the general path below, which computes
-        the same for the common case.
+        Steps 2-5 (module docstring) run as one compiled call for every case: impacts,
+        releases, slipping, spinning, area reductions, joint stops and the bounded solve
+        (contact/step_kernel.py).
         """
         model, ws = self.model, self.ws
         q, v = self._q, self._v
@@ -390,11 +361,28 @@ class Simulator:
                 r.validate(model.nv)
                 if r.count == 0:
                     self._validated_empty[i] = r
-        if not any(r.count for r in rows):
-            result = self._step_fast(tau_j, ext)
-            if result is not None:
-                return result
-        return self._step_general(tau_j, ext, rows)
+        tau_full = self._tau_full
+        tau_full[:] = 0.0
+        tau_full[model.nv - nj :] = tau_j
+        if ext is not None:
+            tau_full += ext
+        hard_map, soft_force = self._provider_rows(rows, v)
+        if soft_force is not None:
+            tau_full += soft_force
+        n_hard = hard_map[-1][0] + len(hard_map[-1][1]) if hard_map else 0
+        while True:
+            status = step_nb(self._data, q, v, tau_full, n_hard)
+            if status != CAPACITY:
+                break
+            # a table was too small: larger ones, the workspace again at (q, v), the same step
+            self._allocate_step(2 * len(self._tables[0].body), 2 * len(self._hard.drift))
+            self._provider_rows(rows, v)
+            self._update_dynamics(q, v)
+        if status == SINGULAR:
+            raise SimulationError("mass matrix is not positive definite or not finite (massless subtree?)")
+        if status == NONFINITE:
+            raise SimulationError(f"step at t = {self._t:.6f} s produced a non-finite state")
+        return self._result(tau_j, rows, hard_map)
 
     def _update_dynamics(self, q: np.ndarray, v: np.ndarray) -> None:
         """The workspace at (q, v), with the armature and the implicit damping dt D on the
@@ -435,358 +423,128 @@ class Simulator:
         )  # fmt: skip
         return self._tau_limited.copy()
 
-    def _fast_args(self) -> None:
-        """The arguments of fast_step_nb that are the same every step (arrays filled in place)."""
-        ws, t, g, fb, cfg = self.ws, self._tree, self.detector, self._fast, self.config
-        thr, geo = cfg.thresholds, self.detector.geometry
-        params = np.array([
-            cfg.dt, g._ground_h, cfg.contact_tolerance, thr.separating, thr.impact, self._correction_rate,
-            self.gains.kp, self.gains.kd, float(g._has_ground), float(cfg.max_rounds), thr.bounce,
-            cfg.speculative_distance,
-        ])  # fmt: skip
-        self._fast_static = (
-            ws.parent, ws.ndof, ws.v_index, ws.S, ws.V, ws.A, ws.R, ws.p, ws.M, ws.b, ws.Iw, ws.a_gravity, ws._acc,
-            ws._f, ws.zero_nv, t.joint_type, t.q_index,
+    def _allocate_step(self, contacts: int, hard_rows: int) -> None:
+        """The bundles of the compiled step (contact/step_data.py) for ``contacts`` contacts
+        and ``hard_rows`` hard provider rows; the contact memory carries over."""
+        model, ws, cfg, g = self.model, self.ws, self.config, self.detector
+        thr, geo, env = cfg.thresholds, g.geometry, cfg.environment
+        nv, nq = model.nv, model.nq
+        N = g.hit_capacity
+        C, P, K = contacts, g.hit_capacity, hard_rows
+        materials = ([env.ground.material] if env.ground else []) + [b.material for b in env.boxes]
+        self._element_names = env.element_names()
+        self._dyn = Dynamics(ws.R, ws.p, ws.S, ws.V, ws.A, ws.Iw, ws.M, ws.b, ws._acc, ws._f, ws.a_gravity, ws.zero_nv,
+                             self._damping)  # fmt: skip
+        statics = StepStatics(
+            geo.body, geo.kind, geo.local, geo.axis, geo.radius, self._reach, g._box_R, g._box_p, g._box_half,
+            np.array([m.mu_s for m in materials], dtype=float).reshape(-1),
+            np.array([m.mu_d for m in materials], dtype=float).reshape(-1),
+            np.array([m.restitution for m in materials], dtype=float).reshape(-1),
         )  # fmt: skip
-        self._fast_integration = (t, self._stage, self._damping)
-        self._fast_detect = (
-            geo.body, geo.kind, geo.local, geo.axis, geo.radius, self._reach, g._box_R, g._box_p, g._box_half, self._mu_s,
-            self._restitution, params,
+        params = StepParams(
+            cfg.dt, g._ground_h, bool(g._has_ground), cfg.contact_tolerance, cfg.speculative_distance, thr.separating,
+            thr.impact, thr.bounce, self._correction_rate, self.gains.kp, self.gains.kd, int(cfg.max_rounds),
+            BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE,
         )  # fmt: skip
-        self._fast_out = (
-            fb.float_scratch, fb.int_scratch, fb.c_int, fb.c_float, fb.p_world, fb.zmp, fb.zmp_pts, fb.zmp_hull,
-            fb.counts, fb.q_next, fb.v_next, fb.a,
+        self._tables = (allocate_contact_table(C, P, nv), allocate_contact_table(C, P, nv))
+        memory = allocate_memory(C)
+        old = getattr(self, "_memory", None)
+        if old is not None:  # carry the remembered contacts over
+            cur = int(old.current[0])
+            n = int(old.count[cur])
+            for new_field, old_field in zip(memory, old):
+                if new_field.ndim >= 2 and new_field.shape[0] == 2:
+                    new_field[cur, :n] = old_field[cur, :n]
+            memory.count[:] = old.count
+            memory.current[:] = old.current
+        self._memory = memory
+        self._hard = allocate_hard_rows(K, nv)
+        self._out = allocate_output(nq, nv, P)
+        self._solve_scratch = allocate_solve(6 * C + K, nv, P)
+        self._data = make_step_data(
+            self._tree, self._stage, self._dyn, statics, params, allocate_detection(N), self._tables, memory, self._hard,
+            self._out, self._solve_scratch,
         )  # fmt: skip
 
-    def _step_fast(self, tau_j: np.ndarray, ext: np.ndarray | None) -> StepResult | None:
-        """The common case in one compiled call; None when the general path must run."""
-        model, cfg, fb = self.model, self.config, self._fast
-        tau_full = self._tau_full
-        tau_full[:] = 0.0
-        tau_full[model.nv - model.nj :] = tau_j
-        if ext is not None:
-            tau_full += ext
-        if self._memory is not None:  # the general path ran last: its memory into the table
-            self._memory_to_table(self._memory)
-        cur = self._mem_cur
-        status = fast_step_nb(
-            *self._fast_static, self._q, self._v, tau_full, *self._fast_integration, *self._fast_detect,
-            fb.memory[cur], fb.memory[1 - cur], *self._fast_out,
-        )  # fmt: skip
-        if status != FAST_OK:
-            if fb.counts[N_IMPULSE]:  # the kernel left V, A, b at the post-impact velocities
-                self._update_dynamics(self._q, self._v)
-            return None
-        self._mem_cur = 1 - cur
-        counts = fb.counts
-        counts[N_MEMORY_IN] = counts[N_MEMORY_OUT]
-        nc = int(counts[N_CONTACTS])
+    def _result(self, tau_j: np.ndarray, rows: list[OneSidedRows], hard_map) -> StepResult:
+        """The StepResult of the step the kernel just made; commits the new state."""
+        out = self._out
+        counts = out.counts[0]
+        tab = self._tables[int(counts["table"])]
+        nc = int(counts["contacts"])
         # reports: fresh arrays (a StepResult stays valid after later steps)
         reports = []
-        max_pen = 0.0
         if nc:
-            ci = fb.c_int[:nc].tolist()
-            cf = fb.c_float[:nc].copy()
-            origin = cf[:, CF_ORIGIN : CF_ORIGIN + 3]
-            R = cf[:, CF_R : CF_R + 9].reshape(nc, 3, 3)
-            w = cf[:, CF_WRENCH : CF_WRENCH + 6]
-            ww = cf[:, CF_WRENCH_WORLD : CF_WRENCH_WORLD + 6]
-            pv = cf[:, CF_PV : CF_PV + 3]
-            npts = ci[-1][4] + ci[-1][5]
-            pts = fb.p_world[:npts].copy()
-            imp = cf[:, CF_IMPULSE : CF_IMPULSE + 6]
-            max_pen = max(0.0, -float(cf[:, CF_MIN_GAP].min()))
             names, elements = self.model.body_names, self._element_names
-            for i, (body, elem, _, kind, st, cnt, _, _, _) in enumerate(ci):
+            body, element, kind = tab.body[:nc].tolist(), tab.element[:nc].tolist(), tab.kind[:nc].tolist()
+            sticking, spin = tab.sticking[:nc].tolist(), tab.spin[:nc].tolist()
+            start, count = tab.point_start[:nc].tolist(), tab.point_count[:nc].tolist()
+            origin, R = tab.origin[:nc].copy(), tab.R[:nc].copy()
+            w, ww, imp, pv = tab.wrench[:nc].copy(), tab.wrench_world[:nc].copy(), tab.impulse[:nc].copy(), tab.pv[:nc].copy()
+            for i in range(nc):
+                st, cnt = start[i], count[i]
                 reports.append(
                     ContactReport(
-                        names[body], body, elements[elem], _KINDS[kind], True, False, pts[st : st + cnt],
-                        origin[i], R[i], w[i], ww[i], imp[i], pv[i],
+                        names[body[i]], body[i], elements[element[i]], _KINDS[kind[i]], bool(sticking[i]), spin[i] != 0.0,
+                        tab.world[st : st + cnt].copy(), origin[i], R[i], w[i], ww[i], imp[i], pv[i],
                     )  # fmt: skip
                 )
-        zp = fb.zmp.copy()
-        zmp = ZmpReport(zp[:3], fb.zmp_pts[fb.zmp_hull[: counts[N_GROUND_HULL]]], float(zp[3]), zp[4:7], zp[7:10])
-        forces = [np.zeros(0) for _ in self.providers]
-        q_next, v_next = fb.q_next.copy(), fb.v_next.copy()
-        self._q, self._v, self._t = q_next, v_next, self._t + cfg.dt
-        for p, f in zip(self.providers, forces):
-            p.accept_forces(f)
-        return StepResult(
-            self._t, q_next.copy(), v_next.copy(), tau_j, tuple(reports), zmp, int(counts[N_ROUNDS]), True, bool(counts[N_IMPULSE]), max_pen,
-            tuple(forces), fb.a.copy(),
-        )
-
-    def _memory_to_table(self, memory: dict) -> None:
-        """Write the general path's contact memory into the current memory table."""
-        fb = self._fast
-        if len(memory) > len(fb.memory[0]):
-            cap = 2 * len(memory)
-            fb.memory = [np.zeros((cap, MEM_SIZE)), np.zeros((cap, MEM_SIZE))]
-        tab = fb.memory[self._mem_cur]
-        for i, (key, m) in enumerate(memory.items()):
-            tab[i, MEM_KEY : MEM_KEY + 3] = key
-            tab[i, MEM_STICK] = float(m.sticking)
-            tab[i, MEM_R : MEM_R + 9] = np.asarray(m.R_anchor).reshape(9)
-            tab[i, MEM_P : MEM_P + 3] = m.p_anchor
-            tab[i, MEM_SLIP : MEM_SLIP + 3] = m.slip_direction
-        fb.counts[N_MEMORY_IN] = len(memory)
-        self._memory = None
-
-    def _memory_dict(self) -> dict:
-        """The contact memory as ContactMemory per key (from the table after a fast step)."""
-        if self._memory is None:
-            tab = self._fast.memory[self._mem_cur]
-            self._memory = {
-                (int(row[0]), int(row[1]), int(row[2])): ContactMemory(
-                    bool(row[MEM_STICK]), row[MEM_R : MEM_R + 9].reshape(3, 3).copy(),
-                    row[MEM_P : MEM_P + 3].copy(), row[MEM_SLIP : MEM_SLIP + 3].copy(),
-                )  # fmt: skip
-                for row in tab[: int(self._fast.counts[N_MEMORY_IN])]
-            }
-        return self._memory
-
-    def _step_general(self, tau_j: np.ndarray, ext: np.ndarray | None, rows: list[OneSidedRows]) -> StepResult:
-        """Any step (impulses, slipping, spinning, area reductions, provider rows); ws is
-        already updated at (q, v) and rows are the providers' rows at (q, v)."""
-        model, ws, cfg = self.model, self.ws, self.config
-        dt, thr, tol = cfg.dt, cfg.thresholds, cfg.contact_tolerance
-        q, v = self._q, self._v
-        nj = model.nj
-        self._memory_dict()
-        M_factor = factor_mass_matrix(ws.M, self._L)
-        band = max(cfg.speculative_distance, speculative_band_nb(ws.V, ws.p, self._reach, dt))
-        self.detector.tolerance = cfg.contact_tolerance + band
-        patches = self.detector.detect(ws.R, ws.p)
-        contacts = self._contacts(patches, speculative=True)
-        hard, hard_map, soft_force = self._provider_rows(rows, v)
-
-        # 3. impulses (Eq. 18-19)
-        impulses: dict[tuple[int, int, int], np.ndarray] = {}
-        hard_impulse = np.zeros(len(hard.drift))
-        v_plus = v
-        approaching = any(c.vel[2] < -thr.impact for c in contacts)
-        hv = hard.jacobian @ v
-        approaching |= bool(len(hv) and hv.min() < -thr.impact)
-        impulse_ran = False
-        bounded = False
-        if approaching:
-            impulse_ran = True
-
-            def rhs_impulse(c, comps):
-                if c is None:  # rows as contacts: bounce, stop, or arrive at the limit (speculative)
-                    out = np.where(hv[comps] < -thr.bounce, -hard.restitution[comps] * hv[comps], 0.0)
-                    ahead = (hard.violation[comps] < -tol) & (out <= 0.0)
-                    return np.where(ahead, hard.violation[comps] / dt, out)
-                out = np.zeros(len(comps))
-                vz = c.vel[2]
-                gap = float(c.area.gap.min())
-                if vz < -thr.bounce:  # Eq. 15: only the normal direction bounces
-                    out[0] = -c.material.restitution * vz
-                if gap > tol and out[0] <= 0.0:  # speculative and not bouncing: it arrives at
-                    out[0] = -gap / dt  # the surface at the end of the step
-                return out
-
-            rep = solve_with_checks(
-                contacts, hard, self._hard_active(hard, hv), M_factor, v, rhs_impulse,
-                lambda c, x: c.G[:2] @ x, ws, self.gains, cfg.max_rounds, thr.impact,
-            )  # fmt: skip
-            v_plus = rep.x
-            hard_impulse = rep.hard_lambda
-            bounded = rep.bounded
-            for c in contacts:
-                if not c.released:
-                    impulses[c.area.patch.key] = c.lam.copy()
-            self._update_dynamics(q, v_plus)
-            before = contacts
-            contacts = self._contacts(patches, speculative=False)
-            kept = {c.area.patch.key for c in contacts}
-            for c in before:  # bounced off: reported with its impulse only
-                if c.area.patch.key in impulses and c.area.patch.key not in kept:
-                    c.released = True
-                    contacts.append(c)
-            hv = hard.jacobian @ v_plus
-        elif any(c.area.gap.max() > tol for c in contacts):  # speculative points: impulses only
-            contacts = self._contacts(patches, speculative=False)
-
-        # 4. accelerations and wrenches (Eq. 20a, 20b)
-        tau_full = self._tau_full
-        tau_full[:] = 0.0
-        tau_full[model.nv - nj :] = tau_j
-        tau_full += soft_force
-        if ext is not None:
-            tau_full += ext
-        a0 = mass_solve(M_factor, tau_full - self._damping * v_plus - ws.b)
-        solving = [c for c in contacts if not c.released]  # not those that bounced off in the impulse
-        for c in solving:
-            c.set_desired(self.gains)
-        kp, kd = self.gains
-        hard_rhs = hard.desired_acceleration + kp * hard.violation - kd * hv - hard.drift if len(hv) else hv
-
-        def rhs_accel(c, comps):
-            if c is None:
-                return hard_rhs[comps]
-            idx = list(comps)
-            return c.desired[idx] - c.drift[idx]
-
-        def next_vt(c, a):
-            return c.vel[:2] + dt * (c.G[:2] @ a + c.drift[:2])
-
-        # rows still short of their limit (speculative) take part in impulses only
-        active = self._hard_active(hard, hv) & (hard.violation >= -tol) if len(hv) else self._hard_active(hard, hv)
-        rep = solve_with_checks(
-            solving, hard, active, M_factor, a0, rhs_accel, next_vt, ws, self.gains, cfg.max_rounds, np.inf
-        )
-        a = rep.x
-        # 5. integration (dynamics/integrator.py) with the constraint force Hᵀλ = M (a - a0)
-        # held over the step beside the joint torques
-        q_next = np.empty(model.nq)
-        v_next = np.empty(model.nv)
-        tau_c = np.empty(model.nv)
-        held_forces_nb(ws.M, a, a0, tau_full, tau_c)
-        rk4_step_nb(self._tree, self._stage, q, v_plus, a, tau_c, self._damping, dt, q_next, v_next)
-        if not (all_finite(q_next) and all_finite(v_next)):
-            raise SimulationError(f"step at t = {self._t:.6f} s produced a non-finite state")
-
-        # reports, memory, commit
-        reports, memory, max_pen = self._reports(contacts, impulses, dt)
-        zmp = self._zmp(reports)
-        forces = self._provider_forces(rows, hard_map, rep.hard_lambda + hard_impulse / dt, soft_force, v_next)
-        self._memory = memory
+        zp = out.zmp.copy()
+        zmp = ZmpReport(zp[:3], out.zmp_points[out.zmp_hull[: int(counts["ground_hull"])]], float(zp[3]), zp[4:7], zp[7:10])
+        dt = self.config.dt
+        hard_force = self._hard.force + self._hard.impulse / dt
+        forces = self._provider_forces(rows, hard_map, hard_force)
+        q_next, v_next = out.q_next.copy(), out.v_next.copy()
         self._q, self._v, self._t = q_next, v_next, self._t + dt
         for p, f in zip(self.providers, forces):
             p.accept_forces(f)
+        bounded = bool(counts["bounded"])
         return StepResult(
-            self._t, q_next.copy(), v_next.copy(), tau_j, tuple(reports), zmp, rep.rounds, rep.validated and not bounded,
-            impulse_ran, max_pen, tuple(forces), a.copy(), "bounded" if bounded or rep.bounded else "checked",
+            self._t, q_next.copy(), v_next.copy(), tau_j, tuple(reports), zmp, int(counts["rounds"]),
+            bool(counts["validated"]), bool(counts["impulse"]), float(counts["max_penetration"]), tuple(forces),
+            out.a.copy(), "bounded" if bounded else "checked",
         )  # fmt: skip
 
-    # ------------------------------------------------------------- helpers
-    def _hard_active(self, hard: HardRows, hv: np.ndarray) -> np.ndarray:
-        """Hard rows in the solve: not separating faster than the correction of Eq. 20b drives them."""
-        if not len(hv):
-            return np.zeros(0, dtype=bool)
-        return hv < self.config.thresholds.separating + self._correction_rate * np.maximum(0.0, hard.violation)
-
-    def _contacts(self, patches: list[ContactPatch], speculative: bool) -> list[ActiveContact]:
-        """Active contacts at the workspace state: separating points dropped, areas classified.
-        Points farther than contact_tolerance are speculative: kept (speculative=True) only
-        when they would come within it during the step at their normal velocity."""
-        ws, sep = self.ws, self.config.thresholds.separating
-        tol, dt = self.config.contact_tolerance, self.config.dt
-        out = []
-        for patch in patches:
-            V = ws.V[patch.body]
-            # normal velocity of each point: (v_O + w x p) . n = v_O . n + p . (n x w)
-            n = patch.normal
-            w = V[3:]
-            nxw = np.array([n[1] * w[2] - n[2] * w[1], n[2] * w[0] - n[0] * w[2], n[0] * w[1] - n[1] * w[0]])
-            vn = V[:3] @ n + patch.points @ nxw
-            # a penetrating point moving out no faster than the correction of Eq. 20b
-            # drives it (about 2 w |gap|) is being corrected, not separating
-            near = patch.gap <= tol
-            keep = near & (vn <= sep + self._correction_rate * np.maximum(0.0, -patch.gap))
-            if speculative:
-                keep |= ~near & (patch.gap + vn * dt < tol)
-            nkeep = int(np.count_nonzero(keep))
-            if nkeep == 0:
-                continue
-            if nkeep < len(keep):
-                patch = patch._replace(points=patch.points[keep], local=patch.local[keep], gap=patch.gap[keep], roll=patch.roll[keep])
-            area = classify_patch(patch)
-            out.append(ActiveContact(area, self._materials[patch.element], ws, self._memory.get(patch.key)))
-        return out
-
     def _provider_rows(self, rows: list[OneSidedRows], v: np.ndarray):
-        nv = self.model.nv
+        """The providers' hard rows into the step's hard-row table (grown when needed) and
+        their soft rows as a known generalized force (seed 003 Eq. 3.36-3.38). Returns
+        (per provider: (first table row, indices of its hard rows)), soft force (nv,) or None."""
         if not rows:
-            return self._no_hard_rows, [], self._zero_nv
-        soft_force = np.zeros(nv)
+            return [], None
+        soft_force = None
         hard_map = []
-        J, d, viol, des, e = [], [], [], [], []
         count = 0
         for r in rows:
             idx = np.nonzero(r.hard)[0]
             hard_map.append((count, idx))
             count += len(idx)
-            J.append(r.jacobian[idx])
-            d.append(r.drift[idx])
-            viol.append(r.violation[idx])
-            des.append(r.desired_acceleration[idx])
-            e.append(r.restitution[idx])
             soft = ~r.hard
             if np.any(soft):
                 lam = np.maximum(0.0, r.stiffness[soft] * r.violation[soft] - r.damping[soft] * (r.jacobian[soft] @ v))
-                soft_force += r.jacobian[soft].T @ lam  # seed 003 Eq. 3.36-3.38 as a known force
-        if count == 0:
-            z = np.zeros(0)
-            return HardRows(np.zeros((0, nv)), z, z, z, z), hard_map, soft_force
-        hard = HardRows(np.concatenate(J), np.concatenate(d), np.concatenate(viol), np.concatenate(des), np.concatenate(e))
-        return hard, hard_map, soft_force
+                f = r.jacobian[soft].T @ lam
+                soft_force = f if soft_force is None else soft_force + f
+        if count > len(self._hard.drift):
+            self._allocate_step(len(self._tables[0].body), 2 * count)
+        h = self._hard
+        for r, (start, idx) in zip(rows, hard_map):
+            n = len(idx)
+            if n:
+                h.jacobian[start : start + n] = r.jacobian[idx]
+                h.drift[start : start + n] = r.drift[idx]
+                h.violation[start : start + n] = r.violation[idx]
+                h.desired[start : start + n] = r.desired_acceleration[idx]
+                h.restitution[start : start + n] = r.restitution[idx]
+        return hard_map, soft_force
 
-    def _provider_forces(self, rows, hard_map, hard_lambda, soft_force, v_next) -> list[np.ndarray]:
+    def _provider_forces(self, rows, hard_map, hard_force) -> list[np.ndarray]:
+        """Per provider, its rows' forces: the step's hard-row forces (solved force plus
+        impulse / dt), soft rows' spring-damper forces at the start of the step."""
         out = []
         for r, (start, idx) in zip(rows, hard_map):
             f = np.zeros(r.count)
-            f[idx] = hard_lambda[start : start + len(idx)]
+            f[idx] = hard_force[start : start + len(idx)]
             soft = ~r.hard
             if np.any(soft):
                 f[soft] = np.maximum(0.0, r.stiffness[soft] * r.violation[soft] - r.damping[soft] * (r.jacobian[soft] @ self._v))
             out.append(f)
         return out
-
-    def _reports(self, contacts: list[ActiveContact], impulses, dt: float):
-        reports = []
-        memory: dict[tuple[int, int, int], ContactMemory] = {}
-        max_pen = 0.0
-        names = self.model.body_names
-        for c in contacts:
-            key = c.area.patch.key
-            imp = impulses.get(key)
-            if imp is None:
-                if c.released:
-                    continue
-                imp = np.zeros(6)
-                w = c.lam.copy()
-            else:
-                w = (c.lam if not c.released else np.zeros(6)) + imp / dt
-            max_pen = max(max_pen, -float(c.area.gap.min()))
-            R = c.area.R_world_vl
-            ww = np.empty(6)
-            # summed in the compiled step's order (bit-identical reports on both paths)
-            ww[:3] = R[:, 0] * w[0] + R[:, 1] * w[1] + R[:, 2] * w[2]
-            ww[3:] = R[:, 0] * w[3] + R[:, 1] * w[4] + R[:, 2] * w[5]
-            if w[2] > 0:
-                pv = c.area.origin + R[:, 0] * (-w[4] / w[2]) + R[:, 1] * (w[3] / w[2])
-            else:
-                pv = np.full(3, np.nan)
-            reports.append(
-                ContactReport(
-                    names[c.body], c.body, self._element_names[c.area.patch.element], c.area.kind,
-                    bool(c.sticking), c.spin != 0.0, c.area.points_world, c.area.origin.copy(), R.copy(),
-                    w, ww, imp, pv,
-                )  # fmt: skip
-            )
-            if c.released:
-                continue
-            if c.sticking:
-                keep = c.memory is not None and c.memory.sticking and c.spin == 0.0 and not c.rolling
-                if keep:
-                    memory[key] = c.memory
-                else:
-                    memory[key] = ContactMemory(True, c.R_body, c.p_body, np.zeros(3))
-            else:
-                s = R[:, :2] @ c.slip_dir
-                memory[key] = ContactMemory(False, c.R_body, c.p_body, s)
-        return reports, memory, max_pen
-
-    def _zmp(self, reports: list[ContactReport]) -> ZmpReport:
-        g = self._ground_element
-        height = self.config.environment.ground.height if g >= 0 else 0.0
-        ground = [r for r in reports if g >= 0 and r.element == self._element_names[g]]
-        if not ground:
-            return zmp_report(np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 2)), height)
-        F = np.array([r.wrench_world[:3] for r in ground])
-        N = np.array([r.wrench_world[3:] for r in ground])
-        O = np.array([r.origin for r in ground])
-        pts = np.concatenate([r.points[:, :2] for r in ground])
-        return zmp_report(F, O, N, pts, height)

@@ -1,13 +1,13 @@
 """Run every code path of ``Simulator.step`` once before the real run starts.
 
-numba compiles (or loads from its disk cache) a kernel the first time it is called. The
-common step, landing impacts included, runs one compiled kernel, but a sliding foot or an
-active joint limit take the general path, whose kernels would then first load in the middle
-of a run: tens of milliseconds from the cache, seconds after a fresh install. In real time
-that is a stall with the last torque held, long enough to drop a walking robot. ``warm_up``
-runs a few throw-away steps from short scenarios built on a resting configuration (resting,
-landing, sliding, a joint driven into its stop; the general path's impulse phase uses the
-kernels its acceleration phase uses) and then puts the simulator back exactly where it was.
+numba compiles (or loads from its disk cache) a kernel the first time it is called: tens
+of milliseconds from the cache, far longer after a fresh install. Every step is one
+compiled call (contact/step_kernel.py), but the velocity-limit rule and the constraint
+providers call kernels of their own; were they first loaded in the middle of a run, real
+time would stall with the last torque held, long enough to drop a walking robot.
+``warm_up`` runs a few throw-away steps from short scenarios built on a resting
+configuration (resting, landing, sliding, a joint driven into its stop) and then puts the
+simulator back exactly where it was.
 """
 
 from __future__ import annotations

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 from contact_scenes import G
 
-from humanoid_sim.contact.contact_solver import ActiveContact
 from humanoid_sim.contact.detection import ContactDetector
 from humanoid_sim.contact.environment import Environment, GroundPlane, Material, StaticBox, rpy_to_rotation
 from humanoid_sim.contact.virtual_link import ContactKind, classify_patch
@@ -172,10 +171,9 @@ def test_rolling_contact_row_has_the_contact_points_rate_not_the_material_points
         load_urdf(round_body_urdf("sphere", MASS, r)), SimulatorConfig(environment=Environment(ground=GroundPlane(0.0)))
     )
     sim.set_state(np.array([0.0, 0.0, r, 0.0, 0.0, 0.0, 1.0]), np.array([r * w, 0.0, 0.0, 0.0, w, 0.0]))
-    sim.ws.update(sim.q, sim.v)
-    (patch,) = sim.detector.detect(sim.ws.R, sim.ws.p)
-    contact = ActiveContact(classify_patch(patch), Material(), sim.ws, None)
-    assert contact.rolling
-    assert np.allclose(contact.vel, [0, 0, 0, 0, w, 0], atol=1e-15)
+    sim.step()  # the step's contact table holds the row built at the start of the step
+    tab = sim._tables[int(sim._out.counts[0]["table"])]
+    assert int(sim._out.counts[0]["contacts"]) == 1 and tab.rolling[0]
+    assert np.allclose(tab.vel[0], [0, 0, 0, 0, w, 0], atol=1e-15)
     # J̇v of the material point (0 for a body-frame base velocity held constant) plus ω x δ
-    assert np.allclose(contact.drift, [0, 0, -r * w * w, 0, 0, 0], atol=1e-12)
+    assert np.allclose(tab.drift[0], [0, 0, -r * w * w, 0, 0, 0], atol=1e-12)

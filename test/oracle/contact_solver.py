@@ -1,4 +1,6 @@
-"""Contacts as virtual links: constrained DOFs, the solve with validity checks, impulses.
+"""Test oracle (the former Python contact solve; not part of the package).
+
+Contacts as virtual links: constrained DOFs, the solve with validity checks, impulses.
 
 One ``ActiveContact`` per classified contact area (virtual_link.py). Its
 virtual-link velocity (v_x, v_y, v_z, ω_x, ω_y, ω_z) in the virtual-link frame

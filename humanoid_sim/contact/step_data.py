@@ -1,0 +1,347 @@
+"""The named bundles of the compiled step (contact/step_kernel.py), allocated once per simulator.
+
+Every array the step reads or writes lives in one of the NamedTuples below; they travel
+together in one ``StepData`` record (a numba StructRef), so that a step is one compiled
+call whose dispatch costs about a microsecond however many arrays it touches (a
+NamedTuple argument costs ~0.2 µs per array to unbox: ~30 µs for the step's ~150).
+The Python side keeps the NamedTuples and reads the same memory the kernel wrote.
+
+Shapes: nb bodies, nv velocity coordinates, nq configuration coordinates; C contacts,
+P contact points, K hard constraint rows, N detected points (capacities: the simulator
+grows them and rebuilds the record when a step reports that one was exceeded).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, types
+from numba.experimental import structref
+
+from humanoid_sim.dynamics.integrator import StageWork
+from humanoid_sim.dynamics.kinematic_tree import KinematicTree
+
+__all__ = [
+    "COUNTS_DTYPE",
+    "ContactTable",
+    "Detection",
+    "Dynamics",
+    "HardRowTable",
+    "MemoryTable",
+    "StepData",
+    "StepOutput",
+    "StepParams",
+    "StepStatics",
+    "allocate_contact_table",
+    "allocate_detection",
+    "allocate_hard_rows",
+    "allocate_memory",
+    "allocate_output",
+    "make_step_data",
+]
+
+
+class StepParams(NamedTuple):
+    """Scalars of the step. dt [s]; ground_height [m]; has_ground; tolerance: contact band
+    [m]; band: smallest speculative band beyond it [m]; separating, impact, bounce: velocity
+    thresholds [m/s]; correction_rate: 2 kd [1/s]; kp [1/s^2], kd [1/s]: Eq. 20b gains;
+    max_rounds: checked solves per phase; bounded_regularisation, bounded_sweeps,
+    bounded_tolerance: the bounded solve's (contact/bounded_solve.py)."""
+
+    dt: float
+    ground_height: float
+    has_ground: bool
+    tolerance: float
+    band: float
+    separating: float
+    impact: float
+    bounce: float
+    correction_rate: float
+    kp: float
+    kd: float
+    max_rounds: int
+    bounded_regularisation: float
+    bounded_sweeps: int
+    bounded_tolerance: float
+
+
+class Dynamics(NamedTuple):
+    """The dynamics workspace at (q, v) (dynamics/workspace.py): kinematics R (nb, 3, 3),
+    p (nb, 3), S (nv, 6), V, A (nb, 6), world inertias Iw (nb, 6, 6), M (nv, nv) with the
+    armature and implicit damping on its diagonal, b (nv,); RNEA scratch acc, f (nb, 6);
+    a_gravity (6,); zero_nv (nv,); damping (nv,) [N m s/rad or N s/m]."""
+
+    R: np.ndarray
+    p: np.ndarray
+    S: np.ndarray
+    V: np.ndarray
+    A: np.ndarray
+    Iw: np.ndarray
+    M: np.ndarray
+    b: np.ndarray
+    acc: np.ndarray
+    f: np.ndarray
+    a_gravity: np.ndarray
+    zero_nv: np.ndarray
+    damping: np.ndarray
+
+
+class StepStatics(NamedTuple):
+    """What does not change between steps: collision candidates (ContactGeometry: body,
+    kind, local, axis, radius) and each body's reach [m] (nb,); static boxes box_R (nbox, 3,
+    3), box_p (nbox, 3), box_half (nbox, 3); per environment element (ground first):
+    mu_s, mu_d, restitution."""
+
+    g_body: np.ndarray
+    g_kind: np.ndarray
+    g_local: np.ndarray
+    g_axis: np.ndarray
+    g_radius: np.ndarray
+    reach: np.ndarray
+    box_R: np.ndarray
+    box_p: np.ndarray
+    box_half: np.ndarray
+    mu_s: np.ndarray
+    mu_d: np.ndarray
+    restitution: np.ndarray
+
+
+class Detection(NamedTuple):
+    """Detected points (N,): candidate index, element, surface, gap [m], point, normal,
+    tangent (N, 3) (world), roll (N, 4) (kernels.detect_points_nb), sort keys and order,
+    and a selection buffer."""
+
+    idx: np.ndarray
+    elem: np.ndarray
+    face: np.ndarray
+    gap: np.ndarray
+    point: np.ndarray
+    normal: np.ndarray
+    tangent: np.ndarray
+    roll: np.ndarray
+    keys: np.ndarray
+    order: np.ndarray
+    sel: np.ndarray
+
+
+class ContactTable(NamedTuple):
+    """Contacts of one build (C rows) and their points (P rows).
+
+    Per contact: body, element, face (surface of the element); kind (1 point, 2 line,
+    3 surface: Table 1); point_start, point_count; hull_start, hull_count (positions into
+    the contact's points, ccw; a line's two ends); memory_row (-1: none); sticking (0/1);
+    spin (-1, 0, +1: spinning about z, Table 2); released (0/1); rolling (0/1); keep_anchor
+    (0/1: the remembered anchor stays valid); bounced (0/1: took an impulse and left);
+    impulse_taken (0/1); slip (C, 2): slip direction in the virtual-link x, y; origin
+    (C, 3), R (C, 3, 3): the virtual link X_world_vl; min_gap [m]; arm: torsion arm d [m];
+    G (C, 6, nv), drift, vel (C, 6): virtual-link Jacobian, J̇v and velocity; target (C, 6):
+    desired row values of the current phase; wrench, impulse (C, 6): virtual-link frame
+    [N, N m] / [N s, N m s]; wrench_world (C, 6): world axes at origin; pv (C, 3): Eq. 26.
+    Points: xy (P, 2) in the virtual-link frame [m], gap (P,), hit (P,): the detected point,
+    hull (P,), world (P, 3)."""
+
+    body: np.ndarray
+    element: np.ndarray
+    face: np.ndarray
+    kind: np.ndarray
+    point_start: np.ndarray
+    point_count: np.ndarray
+    hull_start: np.ndarray
+    hull_count: np.ndarray
+    memory_row: np.ndarray
+    sticking: np.ndarray
+    spin: np.ndarray
+    released: np.ndarray
+    rolling: np.ndarray
+    keep_anchor: np.ndarray
+    bounced: np.ndarray
+    impulse_taken: np.ndarray
+    row_start: np.ndarray
+    slip: np.ndarray
+    origin: np.ndarray
+    R: np.ndarray
+    min_gap: np.ndarray
+    arm: np.ndarray
+    G: np.ndarray
+    drift: np.ndarray
+    vel: np.ndarray
+    target: np.ndarray
+    wrench: np.ndarray
+    impulse: np.ndarray
+    wrench_world: np.ndarray
+    pv: np.ndarray
+    xy: np.ndarray
+    gap: np.ndarray
+    hit: np.ndarray
+    hull: np.ndarray
+    world: np.ndarray
+
+
+class MemoryTable(NamedTuple):
+    """What contacts remember between steps, two tables (read one, write the other; the
+    first axis): key (2, cap, 3) (body, element, face); sticking (2, cap); anchor pose
+    R (2, cap, 3, 3), p (2, cap, 3) (X_world_body when sticking began); slip (2, cap, 3):
+    last slip direction in the world; count (2,): rows in use; current (1,): the table read
+    by the next step."""
+
+    key: np.ndarray
+    sticking: np.ndarray
+    R: np.ndarray
+    p: np.ndarray
+    slip: np.ndarray
+    count: np.ndarray
+    current: np.ndarray
+
+
+class HardRowTable(NamedTuple):
+    """Hard one-sided rows of the constraint providers (K rows): jacobian (K, nv), drift,
+    violation, desired (acceleration), restitution (K,) (see contact/constraint_rows.py);
+    active (K,) scratch; target (K,) the phase's desired values; force (K,): the
+    acceleration phase's forces; impulse (K,): the impulse phase's impulses."""
+
+    jacobian: np.ndarray
+    drift: np.ndarray
+    violation: np.ndarray
+    desired: np.ndarray
+    restitution: np.ndarray
+    active: np.ndarray
+    target: np.ndarray
+    force: np.ndarray
+    impulse: np.ndarray
+
+
+COUNTS_DTYPE = np.dtype(
+    [
+        ("contacts", np.int64),  # contacts reported
+        ("hits", np.int64),  # detected points
+        ("speculative", np.int64),  # speculative points kept by the last build
+        ("rounds", np.int64),  # checked solves of the acceleration phase
+        ("impulse", np.int64),  # the impulse phase ran (0/1)
+        ("validated", np.int64),  # every integrated solve passed its checks (0/1)
+        ("bounded", np.int64),  # a bounded solve replaced a checked one (0/1)
+        ("ground_points", np.int64),  # points of the ZMP's support
+        ("ground_hull", np.int64),  # their hull's size
+        ("memory", np.int64),  # contacts remembered for the next step
+        ("table", np.int64),  # which of StepData.tables holds the reported contacts
+        ("max_penetration", np.float64),  # deepest reported point [m] (>= 0)
+    ]
+)
+
+
+class StepOutput(NamedTuple):
+    """q_next (nq,), v_next (nv,): the state after the step; a (nv,): the solve's
+    acceleration (first stage); v_plus (nv,): velocity after any impulse; a0 (nv,), tau_c
+    (nv,): scratch; zmp (10,): point (3,), margin, force (3,), moment (3,); zmp_points
+    (P, 2), zmp_hull (P,); counts (1,) COUNTS_DTYPE."""
+
+    q_next: np.ndarray
+    v_next: np.ndarray
+    a: np.ndarray
+    v_plus: np.ndarray
+    a0: np.ndarray
+    tau_c: np.ndarray
+    zmp: np.ndarray
+    zmp_points: np.ndarray
+    zmp_hull: np.ndarray
+    counts: np.ndarray
+
+
+@structref.register
+class StepDataType(types.StructRef):
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+
+
+class StepData(structref.StructRefProxy):
+    """Everything one compiled step touches (fields: tree, stage, dyn, statics, params,
+    detection, tables (two ContactTables: a phase's build and the next), memory, hard,
+    out, L (nv, nv) scratch for the Cholesky factor, solve: SolveScratch)."""
+
+
+_FIELDS = ["tree", "stage", "dyn", "statics", "params", "detection", "tables", "memory", "hard", "out", "solve"]
+structref.define_proxy(StepData, StepDataType, _FIELDS)
+
+
+class SolveScratch(NamedTuple):
+    """Scratch of the checked and bounded solves for R rows: H, H_hat (R, nv); rhs, lam
+    (R,); Y (nv, R); B, LB (R, R); x (nv,); L (nv, nv): Cholesky factor of M; J (6, nv);
+    block_start, hull_start (R + 1,); block_kind (R,); mu, arm, bound (R,); hull_xy (P, 2)."""
+
+    H: np.ndarray
+    H_hat: np.ndarray
+    rhs: np.ndarray
+    lam: np.ndarray
+    Y: np.ndarray
+    B: np.ndarray
+    LB: np.ndarray
+    x: np.ndarray
+    L: np.ndarray
+    J: np.ndarray
+    block_start: np.ndarray
+    block_kind: np.ndarray
+    mu: np.ndarray
+    arm: np.ndarray
+    bound: np.ndarray
+    hull_xy: np.ndarray
+    hull_start: np.ndarray
+
+
+def allocate_detection(N: int) -> Detection:
+    return Detection(
+        np.zeros(N, np.int64), np.zeros(N, np.int64), np.zeros(N, np.int64), np.zeros(N), np.zeros((N, 3)),
+        np.zeros((N, 3)), np.zeros((N, 3)), np.zeros((N, 4)), np.zeros(N, np.int64), np.zeros(N, np.int64),
+        np.zeros(N, np.int64),
+    )  # fmt: skip
+
+
+def allocate_contact_table(C: int, P: int, nv: int) -> ContactTable:
+    i = lambda: np.zeros(C, np.int64)  # noqa: E731
+    return ContactTable(
+        i(), i(), i(), i(), i(), i(), i(), i(), i(), i(), np.zeros(C), i(), i(), i(), i(), i(), i(),
+        np.zeros((C, 2)), np.zeros((C, 3)), np.zeros((C, 3, 3)), np.zeros(C), np.zeros(C), np.zeros((C, 6, nv)),
+        np.zeros((C, 6)), np.zeros((C, 6)), np.zeros((C, 6)), np.zeros((C, 6)), np.zeros((C, 6)), np.zeros((C, 6)),
+        np.zeros((C, 3)), np.zeros((P, 2)), np.zeros(P), np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros((P, 3)),
+    )  # fmt: skip
+
+
+def allocate_memory(cap: int) -> MemoryTable:
+    return MemoryTable(
+        np.zeros((2, cap, 3), np.int64), np.zeros((2, cap), np.int64), np.zeros((2, cap, 3, 3)),
+        np.zeros((2, cap, 3)), np.zeros((2, cap, 3)), np.zeros(2, np.int64), np.zeros(1, np.int64),
+    )  # fmt: skip
+
+
+def allocate_hard_rows(K: int, nv: int) -> HardRowTable:
+    z = lambda: np.zeros(K)  # noqa: E731
+    return HardRowTable(np.zeros((K, nv)), z(), z(), z(), z(), np.zeros(K, np.int64), z(), z(), z())
+
+
+def allocate_output(nq: int, nv: int, P: int) -> StepOutput:
+    return StepOutput(
+        np.zeros(nq), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(10),
+        np.zeros((P, 2)), np.zeros(P, np.int64), np.zeros(1, COUNTS_DTYPE),
+    )  # fmt: skip
+
+
+def allocate_solve(rows: int, nv: int, P: int) -> SolveScratch:
+    R = rows
+    return SolveScratch(
+        np.zeros((R, nv)), np.zeros((R, nv)), np.zeros(R), np.zeros(R), np.zeros((nv, R)), np.zeros((R, R)),
+        np.zeros((R, R)), np.zeros(nv), np.zeros((nv, nv)), np.zeros((6, nv)), np.zeros(R + 1, np.int64),
+        np.zeros(R, np.int64), np.zeros(R), np.zeros(R), np.zeros(R), np.zeros((P, 2)), np.zeros(R + 1, np.int64),
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def _make(tree, stage, dyn, statics, params, detection, tables, memory, hard, out, solve):
+    return StepData(tree, stage, dyn, statics, params, detection, tables, memory, hard, out, solve)
+
+
+def make_step_data(
+    tree: KinematicTree, stage: StageWork, dyn: Dynamics, statics: StepStatics, params: StepParams,
+    detection: Detection, tables: tuple[ContactTable, ContactTable], memory: MemoryTable, hard: HardRowTable,
+    out: StepOutput, solve: SolveScratch,
+) -> StepData:
+    """One StepData over the given bundles (the arrays are shared, not copied)."""
+    return _make(tree, stage, dyn, statics, params, detection, tables, memory, hard, out, solve)

@@ -1,0 +1,1100 @@
+"""One simulator step, every case, as one compiled call (seed 000, 4.9; DESIGN.md).
+
+``step_nb(data, q, v, tau, n_hard)`` runs steps 2 to 5 of ``Simulator.step`` on the
+bundles of contact/step_data.py (the dynamics workspace is already at (q, v)):
+
+ 2. detection of the collision candidates against the environment, in a band that grows
+    with the bodies' speeds (speculative contacts); points moving away faster than
+    ``separating`` dropped; each (body, element, surface) group classified point / line /
+    surface with its virtual-link frame (4.2, Table 1) and its G, J̇v and velocity;
+ 3. when a contact or a hard row approaches faster than ``impact``: the impulses of
+    Eq. 18-19 with restitution Eq. 15 (speculative points: arrive at the surface), checked
+    as in 4.6; the velocity jumps to v+; the contacts are built again at v+, and those that
+    took an impulse and left are reported with it;
+ 4. the solve of Eq. 20a/20b with the validity checks of 4.4-4.5 (at most ``max_rounds``
+    solves per phase): release (f_z <= 0), reduction of the area to the edge or vertex
+    nearest p_v, slipping (Eq. 31-36, Ĥ_C of Eq. 36), spinning (Eq. 30, 33), a slip that
+    would reverse sticks; hard provider rows released when their force turns negative.
+    A phase whose checked solve is rank deficient or still fails after the rounds is
+    replaced by the bounded solve of the same rows (contact/bounded_solve.py), valid by
+    construction: a failed solve is never integrated;
+ 5. integration (dynamics/integrator.py: RK4-Munthe-Kaas with the constraint force held);
+    reports (wrenches, p_v of Eq. 26, world points, ZMP) and the contact memory.
+
+Returns OK, or CAPACITY (a table was too small: the caller grows it and repeats the step;
+nothing of the state or the memory was changed), SINGULAR (M not positive definite),
+NONFINITE (the new state is not finite): both a bug or non-finite input.
+
+Symbols: per contact the virtual-link components (v_x, v_y, v_z, ω_x, ω_y, ω_z) = 0..5;
+f the wrench in its frame; μ_s, μ_d static and dynamic friction of the element; d the
+torsion arm (mean distance over the area from the origin).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from humanoid_sim.contact.bounded_solve import (
+    BLOCK_LINE,
+    BLOCK_ONE_SIDED,
+    BLOCK_POINT,
+    BLOCK_SURFACE,
+    BoundedRows,
+    bounded_solve_nb,
+)
+from humanoid_sim.contact.kernels import (
+    _TRI_RULE,
+    cho_solve_vec,
+    cholesky_into,
+    classify_nb,
+    contact_kinematics_nb,
+    desired_acceleration_nb,
+    detect_points_nb,
+    mean_distance_nb,
+    nearest_feature_nb,
+    rolling_drift_nb,
+    schur_solve_nb,
+    signed_distance_nb,
+    zmp_nb,
+)
+from humanoid_sim.dynamics.integrator import held_forces_nb, rk4_step_nb
+from humanoid_sim.dynamics.kernels import rnea_nb, velocities_nb
+
+__all__ = ["CAPACITY", "NONFINITE", "OK", "SINGULAR", "speculative_band_nb", "step_nb"]
+
+OK, CAPACITY, SINGULAR, NONFINITE = 0, 1, 2, 3
+
+VX, VY, VZ, WX, WY, WZ = 0, 1, 2, 3, 4, 5
+POINT, LINE, SURFACE = 1, 2, 3
+IMPULSE_PHASE, ACCELERATION_PHASE = 0, 1
+TORSION_ARM = 1.0  # d = TORSION_ARM x the mean distance over the area (Eq. 30, 33)
+# Slipping rows make B = H A^-1 Ĥᵀ unsymmetric (LU instead of Cholesky): its rows count as
+# dependent when the smallest LU pivot is at most this fraction of the largest (the
+# rounding leaves pivots of 1e-13 to 1e-16 of the largest where B is singular (condition
+# numbers of 1e18 seen); well-posed contact sets stay above 1e-6).
+LU_PIVOT_RATIO = 1e-10  # the same in constrained_solve.solve_constrained
+
+
+@njit(cache=True)
+def speculative_band_nb(V, p, reach, dt) -> float:
+    """The farthest any collision point can move in dt at the bodies' velocities, twice over
+    (so that what the step's accelerations add is covered): 2 dt max_b (|v_b| + |ω_b| reach_b)
+    [m], with v_b the velocity of the body origin and reach_b (nb,) the farthest extent of
+    the body's collision geometry from its origin [m] (0 without geometry).
+    V (nb, 6): spatial velocities (world, about the world origin); p (nb, 3): body origins."""
+    best = 0.0
+    for b in range(V.shape[0]):
+        if reach[b] <= 0.0:
+            continue
+        wx, wy, wz = V[b, 3], V[b, 4], V[b, 5]
+        vx = V[b, 0] + wy * p[b, 2] - wz * p[b, 1]
+        vy = V[b, 1] + wz * p[b, 0] - wx * p[b, 2]
+        vz = V[b, 2] + wx * p[b, 1] - wy * p[b, 0]
+        speed = math.sqrt(vx * vx + vy * vy + vz * vz) + math.sqrt(wx * wx + wy * wy + wz * wz) * reach[b]
+        best = max(best, speed)
+    return 2.0 * dt * best
+
+
+# ------------------------------------------------------------------ contacts
+
+
+@njit(cache=True)
+def _components(kind, sticking, spin, out) -> int:
+    """Constrained virtual-link components (Table 1, 2) into out (6,); v_z first. Returns
+    their number."""
+    n = 1
+    out[0] = VZ
+    if kind == SURFACE:
+        out[1] = WX
+        out[2] = WY
+        n = 3
+    elif kind == LINE:
+        out[1] = WY
+        n = 2
+    if sticking:
+        out[n] = VX
+        out[n + 1] = VY
+        n += 2
+        if kind != POINT and spin == 0.0:
+            out[n] = WZ
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _refresh(d, tab, i) -> None:
+    """G, drift, velocity, rolling, torsion arm and (slipping) slip direction of contact i
+    from its frame and points (ActiveContact.refresh)."""
+    dyn = d.dyn
+    tree = d.tree
+    body = tab.body[i]
+    contact_kinematics_nb(tree.parent, tree.ndof, tree.v_index, dyn.S, dyn.V, dyn.A, body, tab.origin[i], tab.R[i],
+                          d.solve.J, tab.G[i], tab.drift[i], tab.vel[i])  # fmt: skip
+    st, cnt = tab.point_start[i], tab.point_count[i]
+    tab.rolling[i] = rolling_drift_nb(dyn.V, body, tab.R[i], d.detection.roll, tab.hit[st : st + cnt], cnt, tab.drift[i])
+    kind = tab.kind[i]
+    if kind == POINT:
+        tab.arm[i] = 0.0
+    else:
+        hs, hc = tab.hull_start[i], tab.hull_count[i]
+        poly = np.empty((hc, 2))
+        for t in range(hc):
+            poly[t, 0] = tab.xy[st + tab.hull[hs + t], 0]
+            poly[t, 1] = tab.xy[st + tab.hull[hs + t], 1]
+        tab.arm[i] = TORSION_ARM * mean_distance_nb(poly, _TRI_RULE)
+    if not tab.sticking[i]:
+        vx, vy = tab.vel[i, 0], tab.vel[i, 1]
+        n = math.hypot(vx, vy)
+        if n > 1e-12:
+            tab.slip[i, 0] = vx / n
+            tab.slip[i, 1] = vy / n
+        else:  # the remembered direction, in this contact's axes
+            row = tab.memory_row[i]
+            m = d.memory
+            cur = m.current[0]
+            R = tab.R[i]
+            sx, sy = 0.0, 0.0
+            if row >= 0:
+                for r in range(3):
+                    sx += R[r, 0] * m.slip[cur, row, r]
+                    sy += R[r, 1] * m.slip[cur, row, r]
+            ns = math.hypot(sx, sy)
+            if ns > 1e-12:
+                tab.slip[i, 0] = sx / ns
+                tab.slip[i, 1] = sy / ns
+            else:
+                tab.slip[i, 0] = 1.0
+                tab.slip[i, 1] = 0.0
+
+
+@njit(cache=True)
+def _build_contacts(d, tab, k, spec_dt) -> int:
+    """Contacts of the k detected points at the workspace's velocities into ``tab``: points
+    grouped by (body, element, surface) (detection.order sorts the keys stably), separating
+    points dropped, each group classified and its state read from the memory. Points
+    farther than the tolerance are speculative: kept only when spec_dt > 0 and they would
+    come within it in spec_dt at their normal velocity. Returns the number of contacts,
+    or -1 when a table is too small."""
+    det, dyn, par = d.detection, d.dyn, d.params
+    st_ = d.statics
+    mem = d.memory
+    cur = mem.current[0]
+    n_mem = mem.count[cur]
+    V = dyn.V
+    tol = par.tolerance
+    C = tab.body.shape[0]
+    P = tab.xy.shape[0]
+    keys, order, sel = det.keys, det.order, det.sel
+    gap, point, normal, tangent = det.gap, det.point, det.normal, det.tangent
+    counts = d.out.counts[0]
+    counts.speculative = 0
+    nc = 0
+    npts = 0
+    s0 = 0
+    while s0 < k:
+        s1 = s0 + 1
+        while s1 < k and keys[order[s1]] == keys[order[s0]]:
+            s1 += 1
+        j = order[s0]
+        body = st_.g_body[det.idx[j]]
+        n0, n1, n2 = normal[j, 0], normal[j, 1], normal[j, 2]
+        w0, w1, w2 = V[body, 3], V[body, 4], V[body, 5]
+        nxw0 = n1 * w2 - n2 * w1
+        nxw1 = n2 * w0 - n0 * w2
+        nxw2 = n0 * w1 - n1 * w0
+        vo_n = V[body, 0] * n0 + V[body, 1] * n1 + V[body, 2] * n2
+        m = 0
+        for t in range(s0, s1):
+            h = order[t]
+            # normal velocity (v_O + w x p) . n; a penetrating point moving out no faster than
+            # the correction of Eq. 20b drives it is being corrected, not separating
+            vn = vo_n + point[h, 0] * nxw0 + point[h, 1] * nxw1 + point[h, 2] * nxw2
+            if gap[h] > tol:
+                if gap[h] + vn * spec_dt < tol:
+                    sel[m] = h
+                    m += 1
+                    counts.speculative += 1
+            elif vn <= par.separating + par.correction_rate * max(0.0, -gap[h]):
+                sel[m] = h
+                m += 1
+        if m > 0:
+            if nc >= C or npts + m > P:
+                return -1
+            pts = np.empty((m, 3))
+            for t in range(m):
+                for c in range(3):
+                    pts[t, c] = point[sel[t], c]
+            kind, Rv, origin, xy, _, hull = classify_nb(pts, normal[j], tangent[j], 1e-6, 1e-4)
+            tab.body[nc] = body
+            tab.element[nc] = det.elem[j]
+            tab.face[nc] = det.face[j]
+            tab.kind[nc] = kind
+            tab.point_start[nc] = npts
+            tab.hull_start[nc] = npts
+            mg = 1e300
+            if kind == POINT:  # one distinct point: the deepest one
+                deep = 0
+                for t in range(1, m):
+                    if gap[sel[t]] < gap[sel[deep]]:
+                        deep = t
+                for c in range(3):
+                    origin[c] = pts[deep, c]
+                tab.xy[npts, 0] = 0.0
+                tab.xy[npts, 1] = 0.0
+                tab.gap[npts] = gap[sel[deep]]
+                tab.hit[npts] = sel[deep]
+                tab.hull[npts] = 0
+                mg = gap[sel[deep]]
+                tab.point_count[nc] = 1
+                tab.hull_count[nc] = 1
+            else:
+                for t in range(m):
+                    tab.xy[npts + t, 0] = xy[t, 0]
+                    tab.xy[npts + t, 1] = xy[t, 1]
+                    g = gap[sel[t]]
+                    tab.gap[npts + t] = g
+                    tab.hit[npts + t] = sel[t]
+                    mg = min(mg, g)
+                for t in range(hull.shape[0]):
+                    tab.hull[npts + t] = hull[t]
+                tab.point_count[nc] = m
+                tab.hull_count[nc] = hull.shape[0]
+            tab.min_gap[nc] = mg
+            for r in range(3):
+                tab.origin[nc, r] = origin[r]
+                for c in range(3):
+                    tab.R[nc, r, c] = Rv[r, c]
+            row = -1
+            for r in range(n_mem):
+                if mem.key[cur, r, 0] == body and mem.key[cur, r, 1] == det.elem[j] and mem.key[cur, r, 2] == det.face[j]:
+                    row = r
+                    break
+            tab.memory_row[nc] = row
+            tab.sticking[nc] = 1 if row < 0 else mem.sticking[cur, row]
+            tab.keep_anchor[nc] = 1 if row >= 0 and mem.sticking[cur, row] else 0
+            tab.spin[nc] = 0.0
+            tab.released[nc] = 0
+            tab.bounced[nc] = 0
+            tab.impulse_taken[nc] = 0
+            for c in range(6):
+                tab.wrench[nc, c] = 0.0
+                tab.impulse[nc, c] = 0.0
+            npts += tab.point_count[nc]
+            _refresh(d, tab, nc)
+            nc += 1
+        s0 = s1
+    return nc
+
+
+@njit(cache=True)
+def _set_target(d, tab, i, phase) -> None:
+    """Desired values of contact i's rows for the phase into tab.target[i] (6,):
+    impulses: v_z bounces back by -e v_z above the bounce threshold (Eq. 15), a speculative
+    contact not bouncing arrives at the surface (-gap / dt), every other component stops;
+    accelerations: θ̈_C of Eq. 20b (penetration, tilt and anchored drift corrected
+    critically damped) less the drift J̇v."""
+    par = d.params
+    out = tab.target[i]
+    if phase == IMPULSE_PHASE:
+        for c in range(6):
+            out[c] = 0.0
+        vz = tab.vel[i, 2]
+        if vz < -par.bounce:
+            out[VZ] = -d.statics.restitution[tab.element[i]] * vz
+        st, cnt = tab.point_start[i], tab.point_count[i]
+        g = 1e300
+        for t in range(st, st + cnt):
+            g = min(g, tab.gap[t])
+        if g > par.tolerance and out[VZ] <= 0.0:
+            out[VZ] = -g / par.dt
+        return
+    dyn = d.dyn
+    body = tab.body[i]
+    st, cnt = tab.point_start[i], tab.point_count[i]
+    row = tab.memory_row[i]
+    anchored = row >= 0 and tab.keep_anchor[i] and tab.sticking[i] and not tab.rolling[i]
+    if anchored:
+        m = d.memory
+        cur = m.current[0]
+        desired_acceleration_nb(tab.kind[i], tab.xy[st : st + cnt], tab.gap[st : st + cnt], tab.R[i], tab.origin[i],
+                                dyn.R[body], dyn.p[body], True, m.R[cur, row], m.p[cur, row], tab.vel[i], par.kp,
+                                par.kd, out)  # fmt: skip
+    else:
+        desired_acceleration_nb(tab.kind[i], tab.xy[st : st + cnt], tab.gap[st : st + cnt], tab.R[i], tab.origin[i],
+                                dyn.R[body], dyn.p[body], False, dyn.R[body], dyn.p[body], tab.vel[i], par.kp,
+                                par.kd, out)  # fmt: skip
+    for c in range(6):
+        out[c] -= tab.drift[i, c]
+
+
+@njit(cache=True)
+def _reduce_area(d, tab, i, h0, h1) -> None:
+    """Contact i becomes the point contact at hull position h0 (h1 < 0) or the line contact
+    along the hull edge (h0, h1) (seed 000 4.4 (2): p_v left the area)."""
+    st = tab.point_start[i]
+    hs = tab.hull_start[i]
+    R = tab.R[i]
+    j0 = st + tab.hull[hs + h0]
+    if h1 < 0:
+        x, y = tab.xy[j0, 0], tab.xy[j0, 1]
+        for r in range(3):
+            tab.origin[i, r] += R[r, 0] * x + R[r, 1] * y
+        g, hit = tab.gap[j0], tab.hit[j0]
+        tab.xy[st, 0] = 0.0
+        tab.xy[st, 1] = 0.0
+        tab.gap[st] = g
+        tab.hit[st] = hit
+        tab.hull[st] = 0
+        tab.point_count[i] = 1
+        tab.hull_count[i] = 1
+        tab.kind[i] = POINT
+        return
+    j1 = st + tab.hull[hs + h1]
+    x0, y0, x1, y1 = tab.xy[j0, 0], tab.xy[j0, 1], tab.xy[j1, 0], tab.xy[j1, 1]
+    g0, g1, k0, k1 = tab.gap[j0], tab.gap[j1], tab.hit[j0], tab.hit[j1]
+    mx, my = 0.5 * (x0 + x1), 0.5 * (y0 + y1)
+    dx, dy = x1 - x0, y1 - y0
+    n = math.hypot(dx, dy)
+    dx, dy = dx / n, dy / n
+    # new axes: x along the edge, z the same normal
+    lx = np.empty(3)
+    for r in range(3):
+        lx[r] = R[r, 0] * dx + R[r, 1] * dy
+    nz = np.empty(3)
+    for r in range(3):
+        nz[r] = R[r, 2]
+    ly = np.array([nz[1] * lx[2] - nz[2] * lx[1], nz[2] * lx[0] - nz[0] * lx[2], nz[0] * lx[1] - nz[1] * lx[0]])
+    for r in range(3):
+        tab.origin[i, r] += R[r, 0] * mx + R[r, 1] * my
+    # coordinates in the new axes: (xy - mid) rotated by the in-plane angle of the edge
+    ax0, ay0 = (x0 - mx) * dx + (y0 - my) * dy, -(x0 - mx) * dy + (y0 - my) * dx
+    ax1, ay1 = (x1 - mx) * dx + (y1 - my) * dy, -(x1 - mx) * dy + (y1 - my) * dx
+    for r in range(3):
+        tab.R[i, r, 0] = lx[r]
+        tab.R[i, r, 1] = ly[r]
+    tab.xy[st, 0], tab.xy[st, 1], tab.xy[st + 1, 0], tab.xy[st + 1, 1] = ax0, ay0, ax1, ay1
+    tab.gap[st], tab.gap[st + 1] = g0, g1
+    tab.hit[st], tab.hit[st + 1] = k0, k1
+    tab.hull[st], tab.hull[st + 1] = 0, 1
+    tab.point_count[i] = 2
+    tab.hull_count[i] = 2
+    tab.kind[i] = LINE
+
+
+@njit(cache=True)
+def _hat_row_z(d, tab, i, out) -> None:
+    """Ĥ_Cfz of Eq. 36 (slipping) plus the spinning moment's row (Eq. 30) into out (nv,)."""
+    mu_d = d.statics.mu_d[tab.element[i]]
+    G = tab.G[i]
+    nv = out.shape[0]
+    for col in range(nv):
+        out[col] = G[VZ, col]
+    if not tab.sticking[i]:
+        sx, sy = tab.slip[i, 0], tab.slip[i, 1]
+        for col in range(nv):
+            out[col] -= mu_d * (sx * G[VX, col] + sy * G[VY, col])
+    if tab.spin[i] != 0.0:
+        s = tab.spin[i] * mu_d * tab.arm[i]
+        for col in range(nv):
+            out[col] += s * G[WZ, col]
+
+
+@njit(cache=True)
+def _full_wrench(d, tab, i, lam, r0) -> None:
+    """Contact i's wrench (f, n) in its virtual-link frame from its row forces lam[r0:]."""
+    f = tab.wrench[i]
+    for c in range(6):
+        f[c] = 0.0
+    comps = np.empty(6, np.int64)
+    n = _components(tab.kind[i], tab.sticking[i], tab.spin[i], comps)
+    for r in range(n):
+        f[comps[r]] = lam[r0 + r]
+    mu_d = d.statics.mu_d[tab.element[i]]
+    if not tab.sticking[i]:
+        f[VX] = -mu_d * tab.slip[i, 0] * f[VZ]
+        f[VY] = -mu_d * tab.slip[i, 1] * f[VZ]
+    if tab.spin[i] != 0.0:
+        f[WZ] = tab.spin[i] * mu_d * tab.arm[i] * f[VZ]
+
+
+# ------------------------------------------------------------------ solves
+
+
+@njit(cache=True)
+def _lu_solve(B, r, out) -> bool:
+    """Solve B out = r (k, k) by LU with partial pivoting (B unchanged); False for
+    rank-deficient rows: a pivot at or below LU_PIVOT_RATIO times the largest, or a residual
+    |B out - r| above 1e-9 (1 + |r|)."""
+    k = B.shape[0]
+    A = B.copy()
+    x = r.copy()
+    pmin, pmax = 1e300, 0.0
+    for c in range(k):
+        p = c
+        for a in range(c + 1, k):
+            if abs(A[a, c]) > abs(A[p, c]):
+                p = a
+        pmin = min(pmin, abs(A[p, c]))
+        pmax = max(pmax, abs(A[p, c]))
+        if p != c:
+            for b in range(k):
+                A[c, b], A[p, b] = A[p, b], A[c, b]
+            x[c], x[p] = x[p], x[c]
+        for a in range(c + 1, k):
+            f = A[a, c] / A[c, c]
+            if f != 0.0:
+                for b in range(c, k):
+                    A[a, b] -= f * A[c, b]
+                x[a] -= f * x[c]
+    if not pmin > LU_PIVOT_RATIO * pmax:  # dependent rows: λ would be arbitrary
+        return False
+    for c in range(k - 1, -1, -1):
+        s = x[c]
+        for b in range(c + 1, k):
+            s -= A[c, b] * out[b]
+        out[c] = s / A[c, c]
+    res = 0.0
+    nr = 0.0
+    for a in range(k):
+        s = -r[a]
+        for b in range(k):
+            s += B[a, b] * out[b]
+        res += s * s
+        nr += r[a] * r[a]
+        if not math.isfinite(out[a]):
+            return False
+    return math.sqrt(res) <= 1e-9 * (1.0 + math.sqrt(nr))
+
+
+@njit(cache=True)
+def _solve_rows(d, nrow, symmetric, base, x, lam) -> int:
+    """A x - Ĥᵀ λ = A base, H x = rhs for the assembled rows (constrained_solve.py): 0 on
+    success, 1 when B is singular (rank deficient rows), 2 when not finite."""
+    s = d.solve
+    nv = base.shape[0]
+    if nrow == 0:
+        for i in range(nv):
+            x[i] = base[i]
+        return 0
+    if symmetric:
+        return schur_solve_nb(s.L, s.H[:nrow], s.H[:nrow], s.rhs[:nrow], base, True, x, lam[:nrow])
+    # Ĥ != H (slipping or spinning): B = H A^-1 Ĥᵀ is not symmetric
+    Y = s.Y
+    col = np.empty(nv)
+    row = np.empty(nv)
+    for j in range(nrow):
+        for i in range(nv):
+            row[i] = s.H_hat[j, i]
+        cho_solve_vec(s.L, row, col)
+        for i in range(nv):
+            Y[i, j] = col[i]
+    B = s.B[:nrow, :nrow]
+    r = np.empty(nrow)
+    for a in range(nrow):
+        t = s.rhs[a]
+        for i in range(nv):
+            t -= s.H[a, i] * base[i]
+        r[a] = t
+        for b in range(nrow):
+            acc = 0.0
+            for i in range(nv):
+                acc += s.H[a, i] * Y[i, b]
+            B[a, b] = acc
+    if not _lu_solve(B, r, lam[:nrow]):
+        return 1
+    for i in range(nv):
+        acc = base[i]
+        for j in range(nrow):
+            acc += Y[i, j] * lam[j]
+        x[i] = acc
+        if not math.isfinite(acc):
+            return 2
+    return 0
+
+
+@njit(cache=True)
+def _assemble(d, tab, nc, n_hard) -> tuple:
+    """Stack the constrained rows H_C, the modified rows Ĥ_C (Eq. 36) and the desired values
+    of the contacts not released and of the active hard rows into the solve scratch.
+    Returns (rows, contact rows, Ĥ = H)."""
+    s = d.solve
+    hard = d.hard
+    nv = s.H.shape[1]
+    comps = np.empty(6, np.int64)
+    row = 0
+    symmetric = True
+    for i in range(nc):
+        if tab.released[i] or tab.bounced[i]:
+            continue
+        n = _components(tab.kind[i], tab.sticking[i], tab.spin[i], comps)
+        tab.row_start[i] = row
+        for r in range(n):
+            c = comps[r]
+            for col in range(nv):
+                s.H[row + r, col] = tab.G[i, c, col]
+                s.H_hat[row + r, col] = tab.G[i, c, col]
+            s.rhs[row + r] = tab.target[i, c]
+        if (not tab.sticking[i]) or tab.spin[i] != 0.0:
+            symmetric = False
+            _hat_row_z(d, tab, i, s.H_hat[row])
+        row += n
+    ncrow = row
+    for j in range(n_hard):
+        if hard.active[j]:
+            for col in range(nv):
+                s.H[row, col] = hard.jacobian[j, col]
+                s.H_hat[row, col] = hard.jacobian[j, col]
+            s.rhs[row] = hard.target[j]
+            row += 1
+    return row, ncrow, symmetric
+
+
+@njit(cache=True)
+def _check(d, tab, i, phase, x, apply) -> bool:
+    """Contact i's validity checks (4.4, 4.5) on its wrench; True when its state must
+    change (changed when apply)."""
+    par = d.params
+    f = tab.wrench[i]
+    fz = f[VZ]
+    kind = tab.kind[i]
+    if not fz > 0.0:  # (1) the bodies separate by themselves
+        if apply:
+            tab.released[i] = 1
+        return True
+    st, hs, hc = tab.point_start[i], tab.hull_start[i], tab.hull_count[i]
+    if kind != POINT:  # (2) p_v of Eq. 26 inside the area's hull
+        px = -f[WY] / fz
+        py = f[WX] / fz
+        h0, h1 = -1, -1
+        if kind == LINE:
+            x0 = tab.xy[st + tab.hull[hs], 0]
+            x1 = tab.xy[st + tab.hull[hs + 1], 0]
+            if not (min(x0, x1) - 1e-12 <= px <= max(x0, x1) + 1e-12):
+                h0 = 0 if abs(px - x0) < abs(px - x1) else 1
+        else:
+            poly = np.empty((hc, 2))
+            for t in range(hc):
+                poly[t, 0] = tab.xy[st + tab.hull[hs + t], 0]
+                poly[t, 1] = tab.xy[st + tab.hull[hs + t], 1]
+            if not signed_distance_nb(px, py, poly) >= -1e-12:
+                h0, h1 = nearest_feature_nb(px, py, poly)
+        if h0 >= 0:  # the nearest vertex -> point contact, edge -> line contact
+            if apply:
+                _reduce_area(d, tab, i, h0, h1)
+                _refresh(d, tab, i)
+                _set_target(d, tab, i, phase)
+            return True
+    mu_s = d.statics.mu_s[tab.element[i]]
+    if tab.sticking[i]:  # (3) friction, Eq. 31-33
+        ft = math.hypot(f[VX], f[VY])
+        if ft > mu_s * fz:
+            if apply:
+                tab.sticking[i] = 0
+                tab.slip[i, 0] = -f[VX] / ft  # Eq. 32
+                tab.slip[i, 1] = -f[VY] / ft
+            return True
+        if kind != POINT and tab.spin[i] == 0.0:
+            if abs(f[WZ]) > mu_s * fz * tab.arm[i]:
+                if apply:
+                    tab.spin[i] = 1.0 if f[WZ] > 0.0 else -1.0
+                return True
+        return False
+    # slipping: a slip that would reverse within the step stops
+    G = tab.G[i]
+    vt0, vt1 = 0.0, 0.0
+    for col in range(x.shape[0]):
+        vt0 += G[VX, col] * x[col]
+        vt1 += G[VY, col] * x[col]
+    if phase == ACCELERATION_PHASE:
+        vt0 = tab.vel[i, VX] + par.dt * (vt0 + tab.drift[i, VX])
+        vt1 = tab.vel[i, VY] + par.dt * (vt1 + tab.drift[i, VY])
+    if vt0 * tab.slip[i, 0] + vt1 * tab.slip[i, 1] < 0.0:
+        if apply:
+            tab.sticking[i] = 1
+            tab.keep_anchor[i] = 0
+            _set_target(d, tab, i, phase)
+        return True
+    return False
+
+
+@njit(cache=True)
+def _bounded(d, tab, nc, n_hard, phase, base, x) -> None:
+    """The bounded solve (contact/bounded_solve.py) of every contact not bounced off
+    (released ones taken back, all sticking) and every hard row; the contacts get their
+    wrench and state from it: released where f_z = 0, slipping where |f_t| reached μ_d f_z
+    (direction -f_t), spinning where |n_z| reached its bound. Hard forces into hard.force
+    (acceleration phase) or hard.impulse."""
+    s = d.solve
+    hard = d.hard
+    nv = base.shape[0]
+    comps = np.empty(6, np.int64)
+    row = 0
+    nb = 0
+    nh = 0
+    s.block_start[0] = 0
+    s.hull_start[0] = 0
+    for i in range(nc):
+        if tab.bounced[i]:
+            continue
+        tab.released[i] = 0
+        tab.sticking[i] = 1
+        tab.spin[i] = 0.0
+        n = _components(tab.kind[i], 1, 0.0, comps)
+        tab.row_start[i] = row
+        for r in range(n):
+            for col in range(nv):
+                s.H[row + r, col] = tab.G[i, comps[r], col]
+            s.rhs[row + r] = tab.target[i, comps[r]]
+        row += n
+        kind = tab.kind[i]
+        s.block_kind[nb] = BLOCK_POINT if kind == POINT else (BLOCK_LINE if kind == LINE else BLOCK_SURFACE)
+        s.mu[nb] = d.statics.mu_d[tab.element[i]]
+        s.arm[nb] = tab.arm[i]
+        s.bound[nb] = 0.0
+        st, hs, hc = tab.point_start[i], tab.hull_start[i], tab.hull_count[i]
+        for t in range(hc):
+            s.hull_xy[nh + t, 0] = tab.xy[st + tab.hull[hs + t], 0]
+            s.hull_xy[nh + t, 1] = tab.xy[st + tab.hull[hs + t], 1]
+        nh += hc
+        nb += 1
+        s.block_start[nb] = row
+        s.hull_start[nb] = nh
+    ncrow = row
+    for j in range(n_hard):
+        for col in range(nv):
+            s.H[row, col] = hard.jacobian[j, col]
+        s.rhs[row] = hard.target[j]
+        row += 1
+        s.block_kind[nb] = BLOCK_ONE_SIDED
+        s.mu[nb] = 0.0
+        s.arm[nb] = 0.0
+        s.bound[nb] = 0.0
+        nb += 1
+        s.block_start[nb] = row
+        s.hull_start[nb] = nh
+    rows = BoundedRows(s.H[:row], s.rhs[:row], s.block_start[: nb + 1], s.block_kind[:nb], s.mu[:nb], s.arm[:nb],
+                       s.bound[:nb], s.hull_xy[:nh], s.hull_start[: nb + 1])  # fmt: skip
+    par = d.params
+    bounded_solve_nb(rows, s.L, base, par.bounded_regularisation, par.bounded_sweeps, par.bounded_tolerance, x,
+                     s.lam[:row])  # fmt: skip
+    for i in range(nc):
+        if tab.bounced[i]:
+            continue
+        f = tab.wrench[i]
+        for c in range(6):
+            f[c] = 0.0
+        n = _components(tab.kind[i], 1, 0.0, comps)
+        r0 = tab.row_start[i]
+        for r in range(n):
+            f[comps[r]] = s.lam[r0 + r]
+        fz = f[VZ]
+        if fz <= 0.0:
+            tab.released[i] = 1
+            for c in range(6):
+                f[c] = 0.0
+            continue
+        mu_d = d.statics.mu_d[tab.element[i]]
+        ft = math.hypot(f[VX], f[VY])
+        if ft >= mu_d * fz * (1.0 - 1e-9) and ft > 0.0:
+            tab.sticking[i] = 0
+            tab.slip[i, 0] = -f[VX] / ft
+            tab.slip[i, 1] = -f[VY] / ft
+        if tab.kind[i] != POINT and abs(f[WZ]) >= mu_d * fz * tab.arm[i] * (1.0 - 1e-9):
+            tab.spin[i] = 1.0 if f[WZ] > 0.0 else (-1.0 if f[WZ] < 0.0 else 0.0)
+    out = hard.force if phase == ACCELERATION_PHASE else hard.impulse
+    for j in range(n_hard):
+        out[j] = s.lam[ncrow + j]
+
+
+@njit(cache=True)
+def _solve_with_checks(d, tab, nc, n_hard, phase, base, x, release_tolerance) -> tuple:
+    """Solve one phase and apply the validity checks of 4.4-4.6 (the module docstring's
+    step 4); a phase that is rank deficient or still fails after the rounds is replaced
+    by the bounded solve. Returns (rounds, validated, bounded). Wrenches into tab.wrench,
+    hard forces into hard.force (acceleration phase) or hard.impulse (0 for released rows)."""
+    s = d.solve
+    hard = d.hard
+    par = d.params
+    out = hard.force if phase == ACCELERATION_PHASE else hard.impulse
+    validated = False
+    rounds = 0
+    for rounds in range(1, par.max_rounds + 1):
+        nrow, ncrow, symmetric = _assemble(d, tab, nc, n_hard)
+        status = _solve_rows(d, nrow, symmetric, base, x, s.lam)
+        if status != 0:  # redundant rows: the least-squares λ is not a contact force
+            break
+        for i in range(nc):
+            if not (tab.released[i] or tab.bounced[i]):
+                _full_wrench(d, tab, i, s.lam, tab.row_start[i])
+        apply = rounds < par.max_rounds
+        changed = False
+        for i in range(nc):
+            if not (tab.released[i] or tab.bounced[i]):
+                changed |= _check(d, tab, i, phase, x, apply)
+        r = ncrow
+        for j in range(n_hard):
+            out[j] = 0.0
+            if hard.active[j]:
+                out[j] = s.lam[r]
+                if s.lam[r] < 0.0:
+                    changed = True
+                    if apply:
+                        hard.active[j] = 0
+                r += 1
+        if not changed:
+            validated = True
+            break
+    if validated:  # the other half of check (1): a released contact must not go on approaching
+        for i in range(nc):
+            if tab.released[i] and not tab.bounced[i]:
+                acc = 0.0
+                for col in range(x.shape[0]):
+                    acc += tab.G[i, VZ, col] * x[col]
+                if acc < tab.target[i, VZ] - release_tolerance:
+                    validated = False
+                    break
+    if not validated:  # never integrate a solve that failed its checks
+        _bounded(d, tab, nc, n_hard, phase, base, x)
+        return rounds, False, True
+    for i in range(nc):
+        if tab.released[i]:
+            for c in range(6):
+                tab.wrench[i, c] = 0.0
+    return rounds, True, False
+
+
+@njit(cache=True)
+def _hard_targets(d, n_hard, v, phase) -> None:
+    """Hard rows' desired values and which take part: a row takes part unless it separates
+    faster than the correction of Eq. 20b drives it; in the impulse phase it bounces (Eq. 15),
+    stops, or (short of its limit, speculative) arrives at it; in the acceleration phase
+    only rows at or past their limit take part, with the critically damped correction."""
+    hard = d.hard
+    par = d.params
+    nv = v.shape[0]
+    for j in range(n_hard):
+        hv = 0.0
+        for col in range(nv):
+            hv += hard.jacobian[j, col] * v[col]
+        viol = hard.violation[j]
+        active = hv < par.separating + par.correction_rate * max(0.0, viol)
+        if phase == IMPULSE_PHASE:
+            t = -hard.restitution[j] * hv if hv < -par.bounce else 0.0
+            if viol < -par.tolerance and t <= 0.0:
+                t = viol / par.dt
+            hard.target[j] = t
+        else:
+            active = active and viol >= -par.tolerance
+            hard.target[j] = hard.desired[j] + par.kp * viol - par.kd * hv - hard.drift[j]
+        hard.active[j] = 1 if active else 0
+
+
+# ------------------------------------------------------------------ the step
+
+
+@njit(cache=True)
+def _copy_fields(src, i, dst, j) -> None:
+    """Contact i of table src into row j of dst: every per-contact field (the point rows
+    are referenced by point_start, hull_start, not copied)."""
+    dst.body[j] = src.body[i]
+    dst.element[j] = src.element[i]
+    dst.face[j] = src.face[i]
+    dst.kind[j] = src.kind[i]
+    dst.point_start[j] = src.point_start[i]
+    dst.point_count[j] = src.point_count[i]
+    dst.hull_start[j] = src.hull_start[i]
+    dst.hull_count[j] = src.hull_count[i]
+    dst.memory_row[j] = src.memory_row[i]
+    dst.sticking[j] = src.sticking[i]
+    dst.spin[j] = src.spin[i]
+    dst.released[j] = src.released[i]
+    dst.rolling[j] = src.rolling[i]
+    dst.keep_anchor[j] = src.keep_anchor[i]
+    dst.bounced[j] = src.bounced[i]
+    dst.impulse_taken[j] = src.impulse_taken[i]
+    dst.row_start[j] = src.row_start[i]
+    dst.min_gap[j] = src.min_gap[i]
+    dst.arm[j] = src.arm[i]
+    dst.slip[j] = src.slip[i]
+    dst.origin[j] = src.origin[i]
+    dst.R[j] = src.R[i]
+    dst.G[j] = src.G[i]
+    dst.drift[j] = src.drift[i]
+    dst.vel[j] = src.vel[i]
+    dst.target[j] = src.target[i]
+    dst.wrench[j] = src.wrench[i]
+    dst.impulse[j] = src.impulse[i]
+
+
+@njit(cache=True)
+def _copy_contact(src, i, dst, j, point_start) -> int:
+    """Contact i of table src into row j of another table dst with its points at
+    point_start; returns the next free point row."""
+    _copy_fields(src, i, dst, j)
+    st, cnt = src.point_start[i], src.point_count[i]
+    hs, hc = src.hull_start[i], src.hull_count[i]
+    dst.point_start[j] = point_start
+    dst.hull_start[j] = point_start
+    for t in range(cnt):
+        dst.xy[point_start + t] = src.xy[st + t]
+        dst.gap[point_start + t] = src.gap[st + t]
+        dst.hit[point_start + t] = src.hit[st + t]
+    for t in range(hc):
+        dst.hull[point_start + t] = src.hull[hs + t]
+    return point_start + cnt
+
+
+@njit(cache=True)
+def step_nb(d, q, v, tau, n_hard) -> int:
+    """One step from (q, v) with the generalized forces tau (nv,) (joint torques, pushes,
+    soft rows) [N, N m] and the first n_hard rows of d.hard; see the module docstring.
+    On OK: d.out holds the new state, the acceleration, the counts and the ZMP;
+    d.tables[counts.table] the reported contacts; d.memory the new memory."""
+    par = d.params
+    dyn = d.dyn
+    st_ = d.statics
+    det = d.detection
+    out = d.out
+    s = d.solve
+    hard = d.hard
+    counts = out.counts[0]
+    nv = v.shape[0]
+    dt = par.dt
+    tol = par.tolerance
+    counts.impulse = 0
+    counts.bounded = 0
+    counts.validated = 1
+    if not cholesky_into(dyn.M, s.L):
+        return SINGULAR
+    # 2. detection (seed 000 4.9 (1)) in a band that grows with the bodies' speeds
+    band = max(par.band, speculative_band_nb(dyn.V, dyn.p, st_.reach, dt))
+    N = det.idx.shape[0]
+    k = detect_points_nb(st_.g_body, st_.g_kind, st_.g_local, st_.g_axis, st_.g_radius, dyn.R, dyn.p, par.has_ground,
+                         par.ground_height, st_.box_R, st_.box_p, st_.box_half, tol + band, tol, det.idx, det.elem,
+                         det.face, det.gap, det.point, det.normal, det.tangent, det.roll)  # fmt: skip
+    counts.hits = k
+    if k >= N:
+        return CAPACITY
+    nbox = st_.box_p.shape[0]
+    for i in range(k):
+        det.keys[i] = (st_.g_body[det.idx[i]] * (nbox + 1) + det.elem[i]) * 8 + det.face[i]
+    det.order[:k] = np.argsort(det.keys[:k], kind="mergesort")
+    tab = d.tables[0]
+    nc = _build_contacts(d, tab, k, dt)
+    if nc < 0:
+        return CAPACITY
+    # 3. impulses (Eq. 18-19) when a contact or a hard row approaches
+    approaching = False
+    for i in range(nc):
+        if tab.vel[i, VZ] < -par.impact:
+            approaching = True
+    _hard_targets(d, n_hard, v, IMPULSE_PHASE)
+    for j in range(n_hard):
+        hard.impulse[j] = 0.0
+        hv = 0.0
+        for col in range(nv):
+            hv += hard.jacobian[j, col] * v[col]
+        if hv < -par.impact:
+            approaching = True
+    v_plus = out.v_plus
+    for i in range(nv):
+        v_plus[i] = v[i]
+    if approaching:
+        counts.impulse = 1
+        for i in range(nc):
+            _set_target(d, tab, i, IMPULSE_PHASE)
+        _, ok, bounded = _solve_with_checks(d, tab, nc, n_hard, IMPULSE_PHASE, v, v_plus, par.impact)
+        if bounded:
+            counts.bounded = 1
+            counts.validated = 0
+        for i in range(nc):
+            if not tab.released[i]:
+                tab.impulse_taken[i] = 1
+                for c in range(6):
+                    tab.impulse[i, c] = tab.wrench[i, c]
+        # the dynamics at v+, the contacts again
+        velocities_nb(d.tree.parent, d.tree.ndof, d.tree.v_index, dyn.S, v_plus, dyn.V, dyn.A)
+        rnea_nb(d.tree.parent, d.tree.ndof, d.tree.v_index, dyn.S, dyn.Iw, dyn.V, dyn.A, dyn.zero_nv, dyn.a_gravity,
+                dyn.b, dyn.acc, dyn.f)  # fmt: skip
+        after = d.tables[1]
+        n_after = _build_contacts(d, after, k, 0.0)
+        if n_after < 0:
+            return CAPACITY
+        P = after.xy.shape[0]
+        C = after.body.shape[0]
+        free_point = 0
+        if n_after > 0:
+            free_point = after.point_start[n_after - 1] + after.point_count[n_after - 1]
+        n_total = n_after
+        for i in range(nc):  # match the impulses by key; those that left are kept, released
+            if not tab.impulse_taken[i]:
+                continue
+            found = False
+            for j in range(n_after):
+                if after.body[j] == tab.body[i] and after.element[j] == tab.element[i] and after.face[j] == tab.face[i]:
+                    after.impulse_taken[j] = 1
+                    for c in range(6):
+                        after.impulse[j, c] = tab.impulse[i, c]
+                    found = True
+                    break
+            if not found:  # bounced off: reported with its impulse only
+                if n_total >= C or free_point + tab.point_count[i] > P:
+                    return CAPACITY
+                free_point = _copy_contact(tab, i, after, n_total, free_point)
+                after.released[n_total] = 1
+                after.bounced[n_total] = 1
+                n_total += 1
+        tab = after
+        nc = n_total
+        t_index = 1
+    elif counts.speculative > 0:  # speculative points take part in impulses only
+        tab = d.tables[1]
+        nc = _build_contacts(d, tab, k, 0.0)
+        if nc < 0:
+            return CAPACITY
+        t_index = 1
+    else:
+        t_index = 0
+    # 4. accelerations and wrenches (Eq. 20a, 20b): a0 = A^-1 (tau - D v+ - b)
+    a0 = out.a0
+    rhs = out.tau_c
+    for i in range(nv):
+        rhs[i] = tau[i] - dyn.damping[i] * v_plus[i] - dyn.b[i]
+    cho_solve_vec(s.L, rhs, a0)
+    for i in range(nc):
+        if not tab.bounced[i]:
+            _set_target(d, tab, i, ACCELERATION_PHASE)
+    _hard_targets(d, n_hard, v_plus, ACCELERATION_PHASE)
+    a = out.a
+    rounds, ok, bounded = _solve_with_checks(d, tab, nc, n_hard, ACCELERATION_PHASE, a0, a, np.inf)
+    counts.rounds = rounds
+    if bounded:
+        counts.bounded = 1
+        counts.validated = 0
+    # 5. integration with the constraint force Hᵀλ = M (a - a0) held over the step
+    tau_c = out.tau_c
+    held_forces_nb(dyn.M, a, a0, tau, tau_c)
+    rk4_step_nb(d.tree, d.stage, q, v_plus, a, tau_c, dyn.damping, dt, out.q_next, out.v_next)
+    for i in range(out.q_next.shape[0]):
+        if not math.isfinite(out.q_next[i]):
+            return NONFINITE
+    for i in range(nv):
+        if not math.isfinite(out.v_next[i]):
+            return NONFINITE
+    _report(d, tab, nc, t_index)
+    return OK
+
+
+@njit(cache=True)
+def _report(d, tab, nc, t_index) -> None:
+    """Reported wrenches (the solved one plus impulse / dt: the step's average force), world
+    axes, p_v (Eq. 26), world points, the deepest penetration, the new contact memory and
+    the ZMP of the ground contacts. Contacts released without an impulse are dropped;
+    counts.table says which of d.tables holds the reports (rows 0..counts.contacts - 1)."""
+    par = d.params
+    dyn = d.dyn
+    out = d.out
+    counts = out.counts[0]
+    mem = d.memory
+    cur = mem.current[0]
+    nxt = 1 - cur
+    cap = mem.key.shape[1]
+    dt = par.dt
+    max_pen = 0.0
+    kept = 0  # released without an impulse: dropped (the order is kept)
+    for i in range(nc):
+        if tab.released[i] and not tab.impulse_taken[i]:
+            continue
+        if kept != i:
+            _copy_fields(tab, i, tab, kept)
+        kept += 1
+    nc = kept
+    nmem = 0
+    ngp = 0
+    zp = out.zmp_points
+    for i in range(nc):
+        f = tab.wrench[i]
+        if tab.impulse_taken[i]:
+            if tab.released[i]:
+                for c in range(6):
+                    f[c] = 0.0
+            for c in range(6):
+                f[c] += tab.impulse[i, c] / dt
+        Rv = tab.R[i]
+        for r in range(3):
+            tab.wrench_world[i, r] = Rv[r, 0] * f[0] + Rv[r, 1] * f[1] + Rv[r, 2] * f[2]
+            tab.wrench_world[i, 3 + r] = Rv[r, 0] * f[3] + Rv[r, 1] * f[4] + Rv[r, 2] * f[5]
+        if f[2] > 0:
+            for r in range(3):
+                tab.pv[i, r] = tab.origin[i, r] + Rv[r, 0] * (-f[4] / f[2]) + Rv[r, 1] * (f[3] / f[2])
+        else:
+            for r in range(3):
+                tab.pv[i, r] = np.nan
+        st, cnt = tab.point_start[i], tab.point_count[i]
+        for t in range(st, st + cnt):
+            max_pen = max(max_pen, -tab.gap[t])
+            for r in range(3):
+                tab.world[t, r] = tab.origin[i, r] + (tab.xy[t, 0] * Rv[r, 0] + tab.xy[t, 1] * Rv[r, 1])
+            if par.has_ground and tab.element[i] == 0:
+                zp[ngp, 0] = tab.world[t, 0]
+                zp[ngp, 1] = tab.world[t, 1]
+                ngp += 1
+        if tab.released[i] or nmem >= cap:  # released: no memory
+            continue
+        body = tab.body[i]
+        mem.key[nxt, nmem, 0] = body
+        mem.key[nxt, nmem, 1] = tab.element[i]
+        mem.key[nxt, nmem, 2] = tab.face[i]
+        row = tab.memory_row[i]
+        if tab.sticking[i]:
+            mem.sticking[nxt, nmem] = 1
+            for c in range(3):
+                mem.slip[nxt, nmem, c] = 0.0
+            if row >= 0 and tab.keep_anchor[i] and tab.spin[i] == 0.0 and not tab.rolling[i]:
+                mem.R[nxt, nmem] = mem.R[cur, row]  # sticking before and now: the anchor stays
+                mem.p[nxt, nmem] = mem.p[cur, row]
+            else:
+                mem.R[nxt, nmem] = dyn.R[body]
+                mem.p[nxt, nmem] = dyn.p[body]
+        else:
+            mem.sticking[nxt, nmem] = 0
+            mem.R[nxt, nmem] = dyn.R[body]
+            mem.p[nxt, nmem] = dyn.p[body]
+            for c in range(3):
+                mem.slip[nxt, nmem, c] = Rv[c, 0] * tab.slip[i, 0] + Rv[c, 1] * tab.slip[i, 1]
+        nmem += 1
+    mem.count[nxt] = nmem
+    mem.current[0] = nxt
+    counts.memory = nmem
+    counts.contacts = nc
+    counts.max_penetration = max_pen
+    counts.table = t_index
+    # ZMP of the ground contacts
+    ng = 0
+    for i in range(nc):
+        if par.has_ground and tab.element[i] == 0:
+            ng += 1
+    F = np.empty((ng, 3))
+    Nm = np.empty((ng, 3))
+    O = np.empty((ng, 3))
+    g = 0
+    for i in range(nc):
+        if par.has_ground and tab.element[i] == 0:
+            for r in range(3):
+                F[g, r] = tab.wrench_world[i, r]
+                Nm[g, r] = tab.wrench_world[i, 3 + r]
+                O[g, r] = tab.origin[i, r]
+            g += 1
+    z, zh, margin, Ft, Nt = zmp_nb(F, O, Nm, zp[:ngp], par.ground_height)
+    for r in range(3):
+        out.zmp[r] = z[r]
+        out.zmp[4 + r] = Ft[r]
+        out.zmp[7 + r] = Nt[r]
+    out.zmp[3] = margin
+    for t in range(zh.shape[0]):
+        out.zmp_hull[t] = zh[t]
+    counts.ground_points = ngp
+    counts.ground_hull = zh.shape[0]

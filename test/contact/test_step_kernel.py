@@ -1,0 +1,211 @@
+"""The compiled step (contact/step_kernel.py) against the Python reference step
+(test/oracle/reference_simulator.py): from the same state and contact memory, every step of
+violent scenes gives the same state, contacts, wrenches and solver verdicts.
+
+Each step starts both from the compiled simulator's state and memory, so the comparison is
+per step (chaotic scenes would otherwise amplify rounding differences into different
+trajectories). A step whose checked solve meets a nearly singular B (condition number above
+1e10: redundant contacts of a lying robot) is decided by rounding -- whether B counts as
+rank deficient, which contact is released first -- and the two implementations, which
+round differently, may legitimately take different valid branches there: such a step must
+only be valid (finite, solved by a checked or the bounded solve), and it must be rare. The scenes reach every branch of the step: impacts and bounces, releases,
+area reductions, slipping, spinning, rolling, hard rows of a joint stop, and the bounded
+solve of a humanoid lying on the ground."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import oracle.contact_solver
+
+from contact_scenes import box_model, box_q, ground_sim, slope_sim
+from humanoid_sim.contact.constraint_rows import OneSidedRows
+from humanoid_sim.contact.environment import Environment, GroundPlane, Material
+from humanoid_sim.model import load_urdf
+from humanoid_sim.model.urdf_builder import chain_urdf, round_body_urdf
+from humanoid_sim.robots import load_robot
+from humanoid_sim.simulator import Simulator, SimulatorConfig
+from oracle.contact_solver import ContactMemory
+from oracle.reference_simulator import ReferenceSimulator
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+
+def memory_of(sim: Simulator) -> dict:
+    """The compiled step's contact memory as the reference's dict."""
+    m = sim._memory
+    cur = int(m.current[0])
+    return {
+        tuple(int(x) for x in m.key[cur, r]): ContactMemory(
+            bool(m.sticking[cur, r]), m.R[cur, r].copy(), m.p[cur, r].copy(), m.slip[cur, r].copy()
+        )
+        for r in range(int(m.count[cur]))
+    }
+
+
+CONDITION_LIMIT = 1e10
+
+
+@pytest.fixture(autouse=True)
+def reference_conditioning(monkeypatch) -> list:
+    """Records the condition number of every B the reference solves (max per step)."""
+    seen: list[float] = [0.0]
+    original = oracle.contact_solver.solve_constrained
+
+    def recording(M_factor, H, H_hat, rhs, base):
+        if H.shape[0]:
+            Y = np.linalg.solve(M_factor @ M_factor.T, H_hat.T)
+            seen[0] = max(seen[0], float(np.linalg.cond(H @ Y)))
+        return original(M_factor, H, H_hat, rhs, base)
+
+    monkeypatch.setattr(oracle.contact_solver, "solve_constrained", recording)
+    _CONDITION[:] = [seen]
+    return seen
+
+
+_CONDITION: list = []
+
+
+def compare_step(sim: Simulator, ref: ReferenceSimulator, tau, stats: dict) -> None:
+    ref.set_state(sim.q, sim.v, sim.t)
+    ref._reference_memory = memory_of(sim)
+    seen = _CONDITION[0]
+    seen[0] = 0.0
+    a = sim.step(tau)
+    b = ref.step(tau)
+    stats["steps"] += 1
+    assert np.all(np.isfinite(a.q)) and np.all(np.isfinite(a.v))
+    assert a.solver == "bounded" or a.validated
+    try:
+        same_step(a, b, stats)
+    except AssertionError:
+        if not seen[0] > CONDITION_LIMIT:
+            raise
+        stats["ill_posed"] += 1  # decided by rounding (module docstring)
+
+
+def same_step(a, b, stats: dict) -> None:
+    scale = 1.0 + np.max(np.abs(b.v))
+    np.testing.assert_allclose(a.q, b.q, atol=1e-9 * scale)
+    np.testing.assert_allclose(a.v, b.v, atol=1e-7 * scale)
+    assert (a.solver, a.impulse, a.validated) == (b.solver, b.impulse, b.validated)
+    assert len(a.contacts) == len(b.contacts)
+    for ca, cb in zip(a.contacts, b.contacts):
+        assert (ca.link, ca.element, ca.kind, ca.sticking, ca.spinning) == (cb.link, cb.element, cb.kind, cb.sticking, cb.spinning)
+        f = 1.0 + np.max(np.abs(cb.wrench_world))
+        np.testing.assert_allclose(ca.wrench_world, cb.wrench_world, atol=1e-6 * f)
+        np.testing.assert_allclose(ca.impulse_local, cb.impulse_local, atol=1e-9 * f)
+        np.testing.assert_allclose(ca.points, cb.points, atol=1e-12)
+        stats["kinds"].add(int(ca.kind))
+        stats["slipping"] |= not ca.sticking
+        stats["spinning"] |= ca.spinning
+    assert a.max_penetration == pytest.approx(b.max_penetration, abs=1e-12)
+    np.testing.assert_allclose(a.zmp.force, b.zmp.force, atol=1e-6 * (1.0 + np.abs(b.zmp.force).max()))
+    for fa, fb in zip(a.constraint_forces, b.constraint_forces):
+        np.testing.assert_allclose(fa, fb, atol=1e-6 * (1.0 + np.max(np.abs(fb), initial=0.0)))
+    stats["bounded"] += a.solver == "bounded"
+    stats["impulse"] += a.impulse
+
+
+def new_stats() -> dict:
+    return {"kinds": set(), "slipping": False, "spinning": False, "bounded": 0, "impulse": 0, "steps": 0, "ill_posed": 0}
+
+
+def pair(model, config=None, **kwargs):
+    return Simulator(model, config, **kwargs), ReferenceSimulator(model, config, **kwargs)
+
+
+def test_humanoid_falling_and_lying_matches_the_reference() -> None:
+    sim, ref = pair(load_robot())
+    sim.reset("stand")
+    stats = new_stats()
+    for _ in range(1500):
+        compare_step(sim, ref, None, stats)
+    assert stats["bounded"] > 10 and stats["impulse"] > 10  # the lying robot's redundant contacts
+    assert stats["ill_posed"] < 0.03 * stats["steps"]
+
+
+def test_humanoid_flailing_matches_the_reference() -> None:
+    sim, ref = pair(load_robot())
+    sim.reset("stand")
+    rng = np.random.default_rng(3)
+    effort = sim.model.limits.effort
+    stats = new_stats()
+    for k in range(600):
+        if k % 50 == 0:
+            tau = rng.uniform(-effort, effort)
+        compare_step(sim, ref, tau, stats)
+    assert stats["impulse"] > 10 and stats["ill_posed"] < 0.03 * stats["steps"]
+
+
+def test_tumbling_and_bouncing_box_matches_the_reference() -> None:
+    env = Environment(ground=GroundPlane(0.0, Material(0.6, 0.5, 0.5)))
+    sim, ref = pair(box_model(), SimulatorConfig(environment=env))
+    R = np.array([[0.8, 0.0, 0.6], [0.0, 1.0, 0.0], [-0.6, 0.0, 0.8]])
+    sim.set_state(box_q([0, 0, 0.3], R), np.array([1.5, 0.4, 0.0, 2.0, -5.0, 9.0]))
+    stats = new_stats()
+    for _ in range(1200):
+        compare_step(sim, ref, None, stats)
+    assert stats["kinds"] >= {1, 2, 3} and stats["slipping"] and stats["impulse"] > 3
+
+
+def test_box_spun_on_the_ground_matches_the_reference() -> None:
+    sim = ground_sim(Material(0.5, 0.4, 0.0))
+    ref = ReferenceSimulator(sim.model, sim.config)
+    sim.set_state(box_q([0, 0, 0.025], np.eye(3)), np.array([0.3, 0.0, 0.0, 0.0, 0.0, 6.0]))
+    stats = new_stats()
+    for _ in range(400):
+        compare_step(sim, ref, None, stats)
+    assert stats["spinning"] and stats["slipping"]
+
+
+def test_box_sliding_down_a_slope_matches_the_reference() -> None:
+    sim, _ = slope_sim(np.radians(30.0), Material(0.3, 0.25, 0.0))
+    ref = ReferenceSimulator(sim.model, sim.config)
+    stats = new_stats()
+    for _ in range(300):
+        compare_step(sim, ref, None, stats)
+    assert stats["slipping"]
+
+
+def test_rolling_cylinder_matches_the_reference() -> None:
+    env = Environment(ground=GroundPlane(0.0, Material(0.8, 0.7, 0.0)))
+    model = load_urdf(round_body_urdf("cylinder", 1.0, 0.1, 0.3))
+    sim, ref = pair(model, SimulatorConfig(environment=env))
+    R = np.array([[1.0, 0, 0], [0, 0, -1.0], [0, 1.0, 0]])  # axis along y: rolls along x
+    sim.set_state(box_q([0, 0, 0.1], R), np.array([1.0, 0, 0, 0, 10.0, 0]))
+    stats = new_stats()
+    for _ in range(300):
+        compare_step(sim, ref, None, stats)
+
+
+class UpperStop:
+    """Joint 0 of a fixed-base pendulum may not exceed `upper` (one hard row)."""
+
+    def __init__(self, nv: int, upper: float) -> None:
+        self.nv, self.upper = nv, upper
+
+    def rows(self, q, v):
+        viol = q[0] - self.upper
+        if viol < -0.05:
+            return OneSidedRows.empty(self.nv)
+        J = np.zeros((1, self.nv))
+        J[0, 0] = -1.0  # gap = upper - q
+        z = np.zeros(1)
+        return OneSidedRows(J, z, np.array([viol]), z, np.array([True]), z, z, np.array([0.3]), ("upper",))
+
+    def accept_forces(self, forces) -> None:
+        pass
+
+
+def test_joint_stop_rows_match_the_reference() -> None:
+    model = load_urdf(chain_urdf(1))
+    cfg = SimulatorConfig(environment=Environment(ground=None))
+    sim = Simulator(model, cfg, providers=[UpperStop(model.nv, upper=0.3)])
+    ref = ReferenceSimulator(model, cfg, providers=[UpperStop(model.nv, upper=0.3)])
+    sim.set_state(np.array([0.0]), np.array([4.0]))
+    stats = new_stats()
+    for k in range(800):
+        compare_step(sim, ref, np.array([30.0 if k < 400 else -30.0]), stats)
+    assert stats["impulse"] >= 1

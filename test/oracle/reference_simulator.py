@@ -1,0 +1,304 @@
+"""The former Python step of the simulator, kept as a test oracle only.
+
+``ReferenceSimulator`` is a ``Simulator`` whose ``step`` runs the Python implementation of
+steps 2-5 (contacts as ``ActiveContact`` objects, ``solve_with_checks`` of
+test/oracle/contact_solver.py) instead of the compiled step (contact/step_kernel.py). The
+two implement the same method independently; test/simulator/test_step_kernel.py checks
+that they agree. Not part of the package.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from humanoid_sim.balance.zmp import ZmpReport, zmp_report
+from humanoid_sim.contact.constrained_solve import SimulationError, factor_mass_matrix, mass_solve
+from humanoid_sim.contact.constraint_rows import OneSidedRows
+from humanoid_sim.contact.detection import ContactPatch
+from humanoid_sim.contact.kernels import all_finite
+from humanoid_sim.contact.step_kernel import speculative_band_nb
+from humanoid_sim.contact.virtual_link import classify_patch
+from humanoid_sim.dynamics.integrator import held_forces_nb, rk4_step_nb
+from humanoid_sim.simulator.link_wrenches import generalized_force
+from humanoid_sim.simulator.simulator import ContactReport, Simulator, StepResult
+
+from oracle.contact_solver import ActiveContact, ContactMemory, HardRows, solve_with_checks
+
+
+class ReferenceSimulator(Simulator):
+    """The simulator with the Python reference step (module docstring)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        env = self.config.environment
+        self._reference_materials = ([env.ground.material] if env.ground else []) + [b.material for b in env.boxes]
+        self._reference_memory: dict[tuple[int, int, int], ContactMemory] = {}
+        self._ground_element = 0 if env.ground is not None else -1
+        self._zero_nv = np.zeros(self.model.nv)
+        z = np.zeros(0)
+        self._no_hard_rows = HardRows(np.zeros((0, self.model.nv)), z, z, z, z)
+
+    def set_state(self, q: np.ndarray, v: np.ndarray, t: float = 0.0) -> None:
+        super().set_state(q, v, t)
+        self._reference_memory = {}
+
+    def step(self, tau=None, external_force=None, link_wrenches=None) -> StepResult:
+        model = self.model
+        nj = model.nj
+        tau_j = np.zeros(nj) if tau is None else np.asarray(tau, dtype=float)
+        tau_j = np.minimum(np.maximum(tau_j, self._effort_lo), model.limits.effort)
+        ext = None if external_force is None else np.asarray(external_force, dtype=float)
+        if link_wrenches:
+            pushed = generalized_force(model, self._q, link_wrenches)
+            ext = pushed if ext is None else ext + pushed
+        self._update_dynamics(self._q, self._v)
+        if self._velocity_rule is not None:
+            tau_j = self._limit_velocity(tau_j, ext)
+        rows = [p.rows(self._q, self._v) for p in self.providers]
+        return self._step_general(tau_j, ext, rows)
+
+    def _step_general(self, tau_j: np.ndarray, ext: np.ndarray | None, rows: list[OneSidedRows]) -> StepResult:
+        """Any step (impulses, slipping, spinning, area reductions, provider rows); ws is
+        already updated at (q, v) and rows are the providers' rows at (q, v)."""
+        model, ws, cfg = self.model, self.ws, self.config
+        dt, thr, tol = cfg.dt, cfg.thresholds, cfg.contact_tolerance
+        q, v = self._q, self._v
+        nj = model.nj
+        M_factor = factor_mass_matrix(ws.M, np.empty_like(ws.M))
+        band = max(cfg.speculative_distance, speculative_band_nb(ws.V, ws.p, self._reach, dt))
+        self.detector.tolerance = cfg.contact_tolerance + band
+        patches = self.detector.detect(ws.R, ws.p)
+        contacts = self._contacts(patches, speculative=True)
+        hard, hard_map, soft_force = self._reference_provider_rows(rows, v)
+
+        # 3. impulses (Eq. 18-19)
+        impulses: dict[tuple[int, int, int], np.ndarray] = {}
+        hard_impulse = np.zeros(len(hard.drift))
+        v_plus = v
+        approaching = any(c.vel[2] < -thr.impact for c in contacts)
+        hv = hard.jacobian @ v
+        approaching |= bool(len(hv) and hv.min() < -thr.impact)
+        impulse_ran = False
+        bounded = False
+        if approaching:
+            impulse_ran = True
+
+            def rhs_impulse(c, comps):
+                if c is None:  # rows as contacts: bounce, stop, or arrive at the limit (speculative)
+                    out = np.where(hv[comps] < -thr.bounce, -hard.restitution[comps] * hv[comps], 0.0)
+                    ahead = (hard.violation[comps] < -tol) & (out <= 0.0)
+                    return np.where(ahead, hard.violation[comps] / dt, out)
+                out = np.zeros(len(comps))
+                vz = c.vel[2]
+                gap = float(c.area.gap.min())
+                if vz < -thr.bounce:  # Eq. 15: only the normal direction bounces
+                    out[0] = -c.material.restitution * vz
+                if gap > tol and out[0] <= 0.0:  # speculative and not bouncing: it arrives at
+                    out[0] = -gap / dt  # the surface at the end of the step
+                return out
+
+            rep = solve_with_checks(
+                contacts, hard, self._hard_active(hard, hv), M_factor, v, rhs_impulse,
+                lambda c, x: c.G[:2] @ x, ws, self.gains, cfg.max_rounds, thr.impact,
+            )  # fmt: skip
+            v_plus = rep.x
+            hard_impulse = rep.hard_lambda
+            bounded = rep.bounded
+            for c in contacts:
+                if not c.released:
+                    impulses[c.area.patch.key] = c.lam.copy()
+            self._update_dynamics(q, v_plus)
+            before = contacts
+            contacts = self._contacts(patches, speculative=False)
+            kept = {c.area.patch.key for c in contacts}
+            for c in before:  # bounced off: reported with its impulse only
+                if c.area.patch.key in impulses and c.area.patch.key not in kept:
+                    c.released = True
+                    contacts.append(c)
+            hv = hard.jacobian @ v_plus
+        elif any(c.area.gap.max() > tol for c in contacts):  # speculative points: impulses only
+            contacts = self._contacts(patches, speculative=False)
+
+        # 4. accelerations and wrenches (Eq. 20a, 20b)
+        tau_full = self._tau_full
+        tau_full[:] = 0.0
+        tau_full[model.nv - nj :] = tau_j
+        tau_full += soft_force
+        if ext is not None:
+            tau_full += ext
+        a0 = mass_solve(M_factor, tau_full - self._damping * v_plus - ws.b)
+        solving = [c for c in contacts if not c.released]  # not those that bounced off in the impulse
+        for c in solving:
+            c.set_desired(self.gains)
+        kp, kd = self.gains
+        hard_rhs = hard.desired_acceleration + kp * hard.violation - kd * hv - hard.drift if len(hv) else hv
+
+        def rhs_accel(c, comps):
+            if c is None:
+                return hard_rhs[comps]
+            idx = list(comps)
+            return c.desired[idx] - c.drift[idx]
+
+        def next_vt(c, a):
+            return c.vel[:2] + dt * (c.G[:2] @ a + c.drift[:2])
+
+        # rows still short of their limit (speculative) take part in impulses only
+        active = self._hard_active(hard, hv) & (hard.violation >= -tol) if len(hv) else self._hard_active(hard, hv)
+        rep = solve_with_checks(
+            solving, hard, active, M_factor, a0, rhs_accel, next_vt, ws, self.gains, cfg.max_rounds, np.inf
+        )
+        a = rep.x
+        # 5. integration (dynamics/integrator.py) with the constraint force Hᵀλ = M (a - a0)
+        # held over the step beside the joint torques
+        q_next = np.empty(model.nq)
+        v_next = np.empty(model.nv)
+        tau_c = np.empty(model.nv)
+        held_forces_nb(ws.M, a, a0, tau_full, tau_c)
+        rk4_step_nb(self._tree, self._stage, q, v_plus, a, tau_c, self._damping, dt, q_next, v_next)
+        if not (all_finite(q_next) and all_finite(v_next)):
+            raise SimulationError(f"step at t = {self._t:.6f} s produced a non-finite state")
+
+        # reports, memory, commit
+        reports, memory, max_pen = self._reports(contacts, impulses, dt)
+        zmp = self._zmp(reports)
+        forces = self._reference_provider_forces(rows, hard_map, rep.hard_lambda + hard_impulse / dt, soft_force, v_next)
+        self._reference_memory = memory
+        self._q, self._v, self._t = q_next, v_next, self._t + dt
+        for p, f in zip(self.providers, forces):
+            p.accept_forces(f)
+        return StepResult(
+            self._t, q_next.copy(), v_next.copy(), tau_j, tuple(reports), zmp, rep.rounds, rep.validated and not bounded,
+            impulse_ran, max_pen, tuple(forces), a.copy(), "bounded" if bounded or rep.bounded else "checked",
+        )  # fmt: skip
+
+    # ------------------------------------------------------------- helpers
+    def _hard_active(self, hard: HardRows, hv: np.ndarray) -> np.ndarray:
+        """Hard rows in the solve: not separating faster than the correction of Eq. 20b drives them."""
+        if not len(hv):
+            return np.zeros(0, dtype=bool)
+        return hv < self.config.thresholds.separating + self._correction_rate * np.maximum(0.0, hard.violation)
+
+    def _contacts(self, patches: list[ContactPatch], speculative: bool) -> list[ActiveContact]:
+        """Active contacts at the workspace state: separating points dropped, areas classified.
+        Points farther than contact_tolerance are speculative: kept (speculative=True) only
+        when they would come within it during the step at their normal velocity."""
+        ws, sep = self.ws, self.config.thresholds.separating
+        tol, dt = self.config.contact_tolerance, self.config.dt
+        out = []
+        for patch in patches:
+            V = ws.V[patch.body]
+            # normal velocity of each point: (v_O + w x p) . n = v_O . n + p . (n x w)
+            n = patch.normal
+            w = V[3:]
+            nxw = np.array([n[1] * w[2] - n[2] * w[1], n[2] * w[0] - n[0] * w[2], n[0] * w[1] - n[1] * w[0]])
+            vn = V[:3] @ n + patch.points @ nxw
+            # a penetrating point moving out no faster than the correction of Eq. 20b
+            # drives it (about 2 w |gap|) is being corrected, not separating
+            near = patch.gap <= tol
+            keep = near & (vn <= sep + self._correction_rate * np.maximum(0.0, -patch.gap))
+            if speculative:
+                keep |= ~near & (patch.gap + vn * dt < tol)
+            nkeep = int(np.count_nonzero(keep))
+            if nkeep == 0:
+                continue
+            if nkeep < len(keep):
+                patch = patch._replace(points=patch.points[keep], local=patch.local[keep], gap=patch.gap[keep], roll=patch.roll[keep])
+            area = classify_patch(patch)
+            out.append(ActiveContact(area, self._reference_materials[patch.element], ws, self._reference_memory.get(patch.key)))
+        return out
+
+    def _reference_provider_rows(self, rows: list[OneSidedRows], v: np.ndarray):
+        nv = self.model.nv
+        if not rows:
+            return self._no_hard_rows, [], self._zero_nv
+        soft_force = np.zeros(nv)
+        hard_map = []
+        J, d, viol, des, e = [], [], [], [], []
+        count = 0
+        for r in rows:
+            idx = np.nonzero(r.hard)[0]
+            hard_map.append((count, idx))
+            count += len(idx)
+            J.append(r.jacobian[idx])
+            d.append(r.drift[idx])
+            viol.append(r.violation[idx])
+            des.append(r.desired_acceleration[idx])
+            e.append(r.restitution[idx])
+            soft = ~r.hard
+            if np.any(soft):
+                lam = np.maximum(0.0, r.stiffness[soft] * r.violation[soft] - r.damping[soft] * (r.jacobian[soft] @ v))
+                soft_force += r.jacobian[soft].T @ lam  # seed 003 Eq. 3.36-3.38 as a known force
+        if count == 0:
+            z = np.zeros(0)
+            return HardRows(np.zeros((0, nv)), z, z, z, z), hard_map, soft_force
+        hard = HardRows(np.concatenate(J), np.concatenate(d), np.concatenate(viol), np.concatenate(des), np.concatenate(e))
+        return hard, hard_map, soft_force
+
+    def _reference_provider_forces(self, rows, hard_map, hard_lambda, soft_force, v_next) -> list[np.ndarray]:
+        out = []
+        for r, (start, idx) in zip(rows, hard_map):
+            f = np.zeros(r.count)
+            f[idx] = hard_lambda[start : start + len(idx)]
+            soft = ~r.hard
+            if np.any(soft):
+                f[soft] = np.maximum(0.0, r.stiffness[soft] * r.violation[soft] - r.damping[soft] * (r.jacobian[soft] @ self._v))
+            out.append(f)
+        return out
+
+    def _reports(self, contacts: list[ActiveContact], impulses, dt: float):
+        reports = []
+        memory: dict[tuple[int, int, int], ContactMemory] = {}
+        max_pen = 0.0
+        names = self.model.body_names
+        for c in contacts:
+            key = c.area.patch.key
+            imp = impulses.get(key)
+            if imp is None:
+                if c.released:
+                    continue
+                imp = np.zeros(6)
+                w = c.lam.copy()
+            else:
+                w = (c.lam if not c.released else np.zeros(6)) + imp / dt
+            max_pen = max(max_pen, -float(c.area.gap.min()))
+            R = c.area.R_world_vl
+            ww = np.empty(6)
+            # summed in the compiled step's order (bit-identical reports on both paths)
+            ww[:3] = R[:, 0] * w[0] + R[:, 1] * w[1] + R[:, 2] * w[2]
+            ww[3:] = R[:, 0] * w[3] + R[:, 1] * w[4] + R[:, 2] * w[5]
+            if w[2] > 0:
+                pv = c.area.origin + R[:, 0] * (-w[4] / w[2]) + R[:, 1] * (w[3] / w[2])
+            else:
+                pv = np.full(3, np.nan)
+            reports.append(
+                ContactReport(
+                    names[c.body], c.body, self._element_names[c.area.patch.element], c.area.kind,
+                    bool(c.sticking), c.spin != 0.0, c.area.points_world, c.area.origin.copy(), R.copy(),
+                    w, ww, imp, pv,
+                )  # fmt: skip
+            )
+            if c.released:
+                continue
+            if c.sticking:
+                keep = c.memory is not None and c.memory.sticking and c.spin == 0.0 and not c.rolling
+                if keep:
+                    memory[key] = c.memory
+                else:
+                    memory[key] = ContactMemory(True, c.R_body, c.p_body, np.zeros(3))
+            else:
+                s = R[:, :2] @ c.slip_dir
+                memory[key] = ContactMemory(False, c.R_body, c.p_body, s)
+        return reports, memory, max_pen
+
+    def _zmp(self, reports: list[ContactReport]) -> ZmpReport:
+        g = self._ground_element
+        height = self.config.environment.ground.height if g >= 0 else 0.0
+        ground = [r for r in reports if g >= 0 and r.element == self._element_names[g]]
+        if not ground:
+            return zmp_report(np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 2)), height)
+        F = np.array([r.wrench_world[:3] for r in ground])
+        N = np.array([r.wrench_world[3:] for r in ground])
+        O = np.array([r.origin for r in ground])
+        pts = np.concatenate([r.points[:, :2] for r in ground])
+        return zmp_report(F, O, N, pts, height)
+
