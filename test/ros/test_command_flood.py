@@ -27,7 +27,7 @@ from humanoid_sim import load_robot  # noqa: E402
 from humanoid_sim.ros.command_validation import REJECTION_KINDS  # noqa: E402
 from humanoid_sim.ros.conversions import diagnostic_values  # noqa: E402
 
-STARTUP_S = 90.0
+STARTUP_S = 300.0  # a start that compiles the kernels (after a change to them) takes ~2 min on 2 cores
 # Elements of the large commands of the real-time flood: unfragmented datagrams (a command of
 # megabytes may not reach a best-effort reader whole on a loaded machine: one fragment lost, the
 # sample is lost). Commands of a million elements go to a lock-step (reliable) node below.

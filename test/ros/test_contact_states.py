@@ -27,7 +27,7 @@ from humanoid_sim.ros.conversions import nanoseconds_from_stamp, rotation_from_q
 from humanoid_sim.simulator.simulator import ContactReport  # noqa: E402
 
 TYPES = (Contacts, ContactState)
-STARTUP_S = 90.0
+STARTUP_S = 300.0  # a start that compiles the kernels (after a change to them) takes ~2 min on 2 cores
 TICKS = 30
 
 
