@@ -2,8 +2,9 @@
 # One-command setup on a fresh Debian 12 machine with Python 3.11 (or any machine with
 # CPython 3.11): creates .venv, installs the pinned ROS 2 wheels and Python dependencies
 # from PyPI, builds the tf2_msgs and simulation_interfaces interface packages into the venv
-# when they are not importable,
-# and installs humanoid_sim itself (registered in the ament index inside the venv).
+# when they are not importable and the project's own humanoid_sim_interfaces when it changes,
+# installs humanoid_sim itself (registered in the ament index inside the venv), then
+# compiles its numba kernels for that installed copy.
 # Idempotent: a second run with nothing changed only checks stamps and takes seconds.
 set -euo pipefail
 
@@ -54,11 +55,19 @@ if [ "$(cat "$REQ_STAMP" 2>/dev/null)" != "$req_hash" ]; then
   echo "$req_hash" > "$REQ_STAMP"
 fi
 
-# 3. Interface packages no registry ships (tf2_msgs, simulation_interfaces): built from
-#    tools/<name> into the venv when the package is not importable.
+# 3. Interface packages no registry ships, built into the venv with the rosidl wheels:
+#    the stand-ins tools/tf2_msgs and tools/simulation_interfaces when the package is not
+#    importable; the project's own interfaces/humanoid_sim_interfaces whenever its files change.
 build_interfaces() {
-  local name="$1" check="$2"  # check: a module the package must provide
-  "$VENV/bin/python" -c "import $check" >/dev/null 2>&1 && return 0
+  local name="$1" check="$2" source="${3:-tools/$1}"  # check: a module the package must provide
+  local stamp="$VENV/.stamp-interfaces-$name" source_hash=""
+  if [ "$source" = "tools/$name" ]; then
+    "$VENV/bin/python" -c "import $check" >/dev/null 2>&1 && return 0
+  else
+    source_hash="$(git ls-files -co --exclude-standard "$source" 2>/dev/null | sort | xargs -r sha256sum | sha256sum | cut -d' ' -f1)"
+    [ "$(cat "$stamp" 2>/dev/null)" = "$source_hash" ] &&
+      "$VENV/bin/python" -c "import $check" >/dev/null 2>&1 && return 0
+  fi
   log "building the $name interface package into the venv"
   command -v cmake >/dev/null 2>&1 || apt_install cmake
   command -v g++ >/dev/null 2>&1 || apt_install g++ make
@@ -76,14 +85,16 @@ build_interfaces() {
   (
     cd "$build_dir"
     export CMAKE_PREFIX_PATH="$VENV" AMENT_PREFIX_PATH="$VENV"
-    PATH="$VENV/bin:$PATH" cmake "$ROOT/tools/$name" -DCMAKE_INSTALL_PREFIX="$VENV" \
+    PATH="$VENV/bin:$PATH" cmake "$ROOT/$source" -DCMAKE_INSTALL_PREFIX="$VENV" \
       -DPython3_EXECUTABLE="$VENV/bin/python" -DBUILD_TESTING=OFF >cmake.log 2>&1 &&
     PATH="$VENV/bin:$PATH" make -j"$(nproc)" >make.log 2>&1 && make install >install.log 2>&1
   ) || { log "$name build failed; see $build_dir/*.log"; tail -30 "$build_dir"/*.log; exit 1; }
   "$VENV/bin/python" -c "import $check" || { log "$name still not importable"; exit 1; }
+  [ -z "$source_hash" ] || echo "$source_hash" > "$stamp"
 }
 build_interfaces tf2_msgs tf2_msgs.msg
 build_interfaces simulation_interfaces simulation_interfaces.action
+build_interfaces humanoid_sim_interfaces humanoid_sim_interfaces.msg interfaces/humanoid_sim_interfaces
 
 # 3b. Chromium, headless: the browser view's test screenshots the scene with it (skipped without).
 if ! command -v chromium >/dev/null 2>&1; then
@@ -105,5 +116,17 @@ print(" ".join(e.name for e in entry_points(group="console_scripts") if e.value.
     ln -sfn "$VENV/bin/$exe" "$VENV/lib/humanoid_sim/$exe"
   done
   echo "$pkg_hash" > "$PKG_STAMP"
+fi
+
+# 5. The numba kernels of the installed copy (what ros2 run / ros2 launch start), compiled once
+#    per install or kernel change: the first start then loads them in seconds. Run from / so
+#    that the installed copy is imported, not the source tree.
+if ! (cd / && "$VENV/bin/python" -P -c 'import sys; from humanoid_sim.numba_cache import kernels_cached
+sys.exit(0 if kernels_cached() else 1)') >/dev/null 2>&1; then
+  log "compiling the physics and controller kernels of the installed package (once per install; ~1-2 min on 2 cores)"
+  # shellcheck source=env.sh
+  if ! (source "$ROOT/scripts/env.sh" && cd / && python -P -m humanoid_sim.ros.warm_kernels | sed 's/^/[setup] /'); then
+    log "warning: the kernels could not be compiled now; the first start of the node compiles them"
+  fi
 fi
 log "ready: source scripts/env.sh to use $VENV"

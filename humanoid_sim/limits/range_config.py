@@ -237,16 +237,9 @@ def load_range_of_motion(source: str | os.PathLike[str]) -> RangeOfMotionConfig:
 
 
 def default_range_of_motion_path() -> Path:
-    """The bundled ``config/range_of_motion.yaml`` (source tree or installed share dir)."""
-    here = Path(__file__).resolve()
-    candidates = [here.parents[2] / "config" / "range_of_motion.yaml"]
-    try:
-        from ament_index_python.packages import get_package_share_directory  # optional at runtime
+    """The bundled ``config/range_of_motion.yaml``, wherever the package is installed (looked
+    up as every data file is: humanoid_sim.package_data.package_file). Raises
+    DataFileNotFoundError (a FileNotFoundError) listing every place searched."""
+    from humanoid_sim.package_data import package_file
 
-        candidates.append(Path(get_package_share_directory("humanoid_sim")) / "config" / "range_of_motion.yaml")
-    except Exception:  # noqa: BLE001 - not installed as a ROS package
-        pass
-    for path in candidates:
-        if path.is_file():
-            return path
-    raise FileNotFoundError(f"range_of_motion.yaml not found; looked in {', '.join(map(str, candidates))}")
+    return package_file("config/range_of_motion.yaml")

@@ -2,8 +2,10 @@
 
 A mixin of ``SimNode`` (humanoid_sim/ros/sim_node.py). A joint_commands message naming every
 joint in the model's order with only effort set is read from its raw bytes; any other is
-deserialized and checked by name (command_validation). A rejected command is counted by
-kind, logged (throttled) and changes nothing; in lockstep mode an accepted one runs a tick.
+deserialized and checked by name (command_validation), unless its bytes already say it names
+more joints than the robot has (refused undeserialized: a flood of huge commands costs little).
+A rejected command is counted by kind, logged (throttled) and changes nothing; in lockstep
+mode an accepted one runs a tick.
 """
 
 from __future__ import annotations
@@ -16,7 +18,14 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
 from humanoid_sim.ros import conversions as cv
-from humanoid_sim.ros.command_validation import CommandCheck, check_array_command, check_named_command
+from humanoid_sim.ros.command_validation import (
+    MAX_EFFORT,
+    WRONG_LENGTH,
+    CommandCheck,
+    check_array_command,
+    check_named_command,
+    rejection,
+)
 from humanoid_sim.ros.sim_diagnostics import COMMAND_AGE_WINDOW
 
 __all__ = ["CommandIntake"]
@@ -28,10 +37,18 @@ class CommandIntake:
     def _on_named_command_bytes(self, data: bytes) -> None:
         known = self._command_layout.read(data)
         if known is None:
+            try:
+                names = cv.joint_state_name_count(data)
+            except ValueError:
+                names = 0  # too short: deserialization says what is wrong
+            if names > self.model.nj:
+                reason = f"{names} names: the robot has {self.model.nj} joints"
+                self._apply_command(rejection(WRONG_LENGTH, reason), "joint_commands")
+                return
             self._on_named_command(deserialize_message(data, JointState))
             return
         stamp_ns, effort = known
-        if np.all(np.isfinite(effort)):
+        if np.all(np.abs(effort) <= MAX_EFFORT):  # finite and in range (NaN compares False)
             check = CommandCheck(True, "", "", self._all_joints, effort.copy())
         else:
             check = check_named_command(self.model.joint_names, effort, self.model.joint_names)

@@ -10,8 +10,11 @@ Two command formats reach the simulator:
 
 Each check returns a ``CommandCheck``: accepted commands carry the joint indices (into
 ``RobotModel.joint_names``) and torques [N m or N]; rejected ones a reason and a kind
-(one of ``REJECTION_KINDS``) for the diagnostics counters. Magnitudes are not checked here:
-the simulator clamps torques to the URDF effort limits and reports what it applied.
+(one of ``REJECTION_KINDS``) for the diagnostics counters. Magnitudes up to MAX_EFFORT are
+not checked here: the simulator clamps torques to the URDF effort limits and reports what it
+applied; a magnitude beyond MAX_EFFORT is no saturating command but garbage (uninitialised
+memory, a unit error) and is refused. Lengths are checked first, before any conversion of
+the values, so that a command of a million values costs no more to refuse than a short one.
 """
 
 from __future__ import annotations
@@ -27,7 +30,12 @@ NON_FINITE = "non_finite"
 UNKNOWN_JOINT = "unknown_joint"
 EFFORT_MISSING = "effort_missing"
 DUPLICATE_JOINT = "duplicate_joint"
-REJECTION_KINDS = (WRONG_LENGTH, NON_FINITE, UNKNOWN_JOINT, EFFORT_MISSING, DUPLICATE_JOINT)
+OUT_OF_RANGE = "out_of_range"
+REJECTION_KINDS = (WRONG_LENGTH, NON_FINITE, UNKNOWN_JOINT, EFFORT_MISSING, DUPLICATE_JOINT, OUT_OF_RANGE)
+
+# Largest torque magnitude taken as a command [N m or N]: far beyond any actuator (the command
+# is then clamped to the joint's effort limit); a larger one is refused as out of range.
+MAX_EFFORT = 1e6
 
 _EMPTY_INDEX = np.zeros(0, dtype=np.int64)
 _EMPTY = np.zeros(0)
@@ -50,7 +58,8 @@ class CommandCheck(NamedTuple):
     effort: np.ndarray
 
 
-def _reject(kind: str, reason: str) -> CommandCheck:
+def rejection(kind: str, reason: str) -> CommandCheck:
+    """A rejected command's CommandCheck: kind (one of REJECTION_KINDS) and reason."""
     return CommandCheck(False, reason, kind, _EMPTY_INDEX, _EMPTY)
 
 
@@ -72,11 +81,17 @@ def shown_names(names: Sequence[str]) -> str:
     return shown + (f" and {len(names) - SHOWN_NAMES} more" if len(names) > SHOWN_NAMES else "")
 
 
-def _non_finite_reason(names: Sequence[str], effort: np.ndarray) -> str:
-    bad = [(name, value) for name, value in zip(names, effort) if not np.isfinite(value)]
-    shown = ", ".join(f"{shown_name(name)}={value}" for name, value in bad[:SHOWN_NAMES])
+def _value_check(names: Sequence[str], effort: np.ndarray) -> CommandCheck | None:
+    """The rejection of non-finite values or magnitudes over MAX_EFFORT (names: one per value),
+    or None when every value is a usable torque."""
+    finite = np.isfinite(effort)
+    if finite.all() and not (np.abs(effort) > MAX_EFFORT).any():
+        return None
+    kind, what = (NON_FINITE, "non-finite effort") if not finite.all() else (OUT_OF_RANGE, f"effort beyond {MAX_EFFORT:g}")
+    bad = np.flatnonzero(~finite if kind == NON_FINITE else np.abs(effort) > MAX_EFFORT)
+    shown = ", ".join(f"{shown_name(names[k])}={effort[k]}" for k in bad[:SHOWN_NAMES])
     more = f" and {len(bad) - SHOWN_NAMES} more" if len(bad) > SHOWN_NAMES else ""
-    return f"non-finite effort for {shown}{more}"
+    return rejection(kind, f"{what} for {shown}{more}")
 
 
 def check_named_command(
@@ -85,26 +100,30 @@ def check_named_command(
     """Validate a JointState torque command (``msg.name``, ``msg.effort``).
 
     joint_names: the model's joint names (``RobotModel.joint_names``).
-    Rejected: empty effort field, effort and name of different lengths, a name twice,
-    a name that is not a joint (the reason lists the valid ones), NaN or infinite values.
+    Rejected: empty effort field, effort and name of different lengths, more names than
+    joints, a name twice, a name that is not a joint (the reason lists the valid ones), NaN
+    or infinite values, magnitudes over MAX_EFFORT.
     """
-    effort_array = np.asarray(effort, dtype=float).reshape(-1)
-    if effort_array.size == 0:
-        return _reject(EFFORT_MISSING, f"effort field is empty (names: {len(names)}); a torque command needs effort")
-    if len(names) != effort_array.size:
-        return _reject(WRONG_LENGTH, f"{len(names)} names but {effort_array.size} efforts")
+    if len(effort) == 0:
+        return rejection(EFFORT_MISSING, f"effort field is empty (names: {len(names)}); a torque command needs effort")
+    if len(names) != len(effort):
+        return rejection(WRONG_LENGTH, f"{len(names)} names but {len(effort)} efforts")
+    if len(names) > len(joint_names):
+        return rejection(WRONG_LENGTH, f"{len(names)} names: the robot has {len(joint_names)} joints")
     if len(set(names)) != len(names):
         duplicates = sorted(name for name, count in Counter(names).items() if count > 1)
-        return _reject(DUPLICATE_JOINT, f"joint(s) named twice: {shown_names(duplicates)}")
+        return rejection(DUPLICATE_JOINT, f"joint(s) named twice: {shown_names(duplicates)}")
     index = {name: k for k, name in enumerate(joint_names)}
     unknown = [name for name in names if name not in index]
     if unknown:
-        return _reject(
+        return rejection(
             UNKNOWN_JOINT,
             f"unknown joint(s) {shown_names(unknown)}; valid joints: {', '.join(joint_names)}",
         )
-    if not np.all(np.isfinite(effort_array)):
-        return _reject(NON_FINITE, _non_finite_reason(names, effort_array))
+    effort_array = np.asarray(effort, dtype=float).reshape(-1)
+    rejected = _value_check(names, effort_array)
+    if rejected is not None:
+        return rejected
     joint_index = np.array([index[name] for name in names], dtype=np.int64)
     return CommandCheck(True, "", "", joint_index, effort_array.copy())
 
@@ -115,14 +134,16 @@ def check_array_command(data: Sequence[float], joint_order_index: np.ndarray, jo
     joint_order_index: indices into the model's joint names of ``joint_order``, shape (n,)
         (from ``joint_order_indices``).
     joint_order: the names, for messages.
-    Rejected: a length other than n (an empty array included), NaN or infinite values.
+    Rejected: a length other than n (an empty array included), NaN or infinite values,
+    magnitudes over MAX_EFFORT.
     """
-    data_array = np.asarray(data, dtype=float).reshape(-1)
     n = len(joint_order_index)
-    if data_array.size != n:
-        return _reject(WRONG_LENGTH, f"{data_array.size} values, expected {n} (one per joint of joint_order)")
-    if not np.all(np.isfinite(data_array)):
-        return _reject(NON_FINITE, _non_finite_reason(joint_order, data_array))
+    if len(data) != n:
+        return rejection(WRONG_LENGTH, f"{len(data)} values, expected {n} (one per joint of joint_order)")
+    data_array = np.asarray(data, dtype=float).reshape(-1)
+    rejected = _value_check(joint_order, data_array)
+    if rejected is not None:
+        return rejected
     return CommandCheck(True, "", "", np.asarray(joint_order_index, dtype=np.int64), data_array.copy())
 
 

@@ -63,6 +63,21 @@ def header_stamp_nanoseconds(data: bytes) -> int:
     return sec * NANOSECONDS_PER_SECOND + nanosec
 
 
+def joint_state_name_count(data: bytes) -> int:
+    """Length of the ``name`` sequence of a serialized (CDR) sensor_msgs/JointState, read
+    without deserializing the message (a command naming a million joints is refused from
+    this number alone). ValueError when the bytes end before it."""
+    if len(data) < 16:
+        raise ValueError(f"{len(data)} bytes: too short for a JointState")
+    order = "<" if data[1] == 1 else ">"
+    (frame_id_length,) = struct.unpack_from(order + "I", data, 12)
+    offset = 16 + frame_id_length
+    offset += -(offset - 4) % 4  # CDR aligns the sequence length to 4 bytes from the payload start
+    if offset + 4 > len(data):
+        raise ValueError(f"{len(data)} bytes: the JointState ends inside its header")
+    return struct.unpack_from(order + "I", data, offset)[0]
+
+
 def clock_message(nanoseconds: int) -> Clock:
     """rosgraph_msgs/Clock for /clock (consumed by nodes with use_sim_time:=true)."""
     return Clock(clock=stamp_from_nanoseconds(nanoseconds))

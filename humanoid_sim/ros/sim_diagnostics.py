@@ -2,7 +2,8 @@
 active joint limits, command counts and ages, pushes.
 
 A mixin of ``SimNode`` (humanoid_sim/ros/sim_node.py), which owns the counters it reads.
-Published at ``diagnostics_rate`` in wall time.
+Published at ``diagnostics_rate`` in wall time; after rejected commands came in, the heap
+memory they freed is handed back to the system first (process_tuning.release_free_memory).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import numpy as np
 import rclpy
 
 from humanoid_sim.ros import conversions as cv
+from humanoid_sim.ros.process_tuning import release_free_memory
 
 __all__ = ["COMMAND_AGE_WINDOW", "TICK_COST_WINDOW", "NodeDiagnostics"]
 
@@ -100,6 +102,11 @@ class NodeDiagnostics:
         return {"command_age_mean_ms": float(ages.mean()), "command_age_max_ms": float(ages.max())}
 
     def _publish_diagnostics(self) -> None:
+        rejected = self.rejections.total
+        if rejected != self._rejected_at_last_trim:
+            # rejected commands came (maybe huge ones, a flood): return their freed memory
+            self._rejected_at_last_trim = rejected
+            release_free_memory()
         values, warnings, errors = self.diagnostics_values()
         ns = self._tick * self._ns_per_tick
         message = cv.diagnostic_message(ns, f"{self.get_name()}: simulation", self.model.name, values, warnings, errors)

@@ -17,6 +17,7 @@ Publishes
   contact/<link>/cop           geometry_msgs/PointStamped  its centre of pressure p_v, in odom
                                (one pair per link with collision shapes; characters not valid
                                in a topic name become '_')
+  contacts                     humanoid_sim_interfaces/Contacts  every contact's state (contact_states)
   zmp                          geometry_msgs/PointStamped  ZMP of the ground reaction, in odom
   support_polygon              geometry_msgs/PolygonStamped in odom
   contact_markers              visualization_msgs/MarkerArray
@@ -35,8 +36,10 @@ Loop modes: ``realtime`` (a physics thread holds real_time_factor; late ticks co
 ``fast`` (the thread steps as fast as it can), ``lockstep`` (no thread: every valid command
 runs exactly one tick and is answered by joint_states, ground_truth/odom and clock, so a run is
 deterministic). A joint_commands message naming every joint in the model's order with only
-effort set is read from its raw bytes; any other is deserialized and checked by name. In
-realtime mode only the newest command is kept (queue depth 1). Stamps are simulation time
+effort set is read from its raw bytes; one naming more joints than the robot has is refused
+from its bytes; any other is deserialized and checked by name. In realtime mode only the
+newest commands are kept (best effort, NEWEST_COMMANDS; in fast mode too); lock-step mode
+queues COMMAND_QUEUE commands, reliably. Stamps are simulation time
 from the tick count; /clock never runs backwards (reset restores the initial state, not the time).
 
 This file is the node's wiring (parameters, subscriptions, services, the tick); the rest is
@@ -59,6 +62,7 @@ from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescri
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.parameter import Parameter
+from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import SetBool, Trigger
@@ -84,8 +88,14 @@ from humanoid_sim.simulator.warm_up import warm_up
 __all__ = ["NODE_NAME", "SimNode", "StartupError", "main", "topic_token"]
 
 NODE_NAME = "humanoid_sim"
-# Commands queued in lockstep and fast modes; realtime mode keeps only the newest.
-COMMAND_QUEUE = 1000
+# Commands queued (reliable) in lockstep mode, where each one runs a tick: a lock-step client
+# sends one and waits for the state. The DDS reader holds samples of whatever size comes (a
+# command of a million values is 8-20 MB), so the queue is no deeper than a client needs.
+COMMAND_QUEUE = 10
+# Commands kept (best effort, newest first) in realtime and fast modes, where a tick applies
+# the newest valid command: a burst between two executor wake-ups (a flood of malformed
+# commands with the controller's among them) is taken in order, so the valid one still lands.
+NEWEST_COMMANDS = 10
 # A lock-step node re-publishes its state this often [s of wall time] until the first command.
 LOCKSTEP_REPUBLISH_S = 0.5
 # The physics thread shares the GIL with the executor thread; Python's default 5 ms switch
@@ -161,6 +171,7 @@ class SimNode(CommandIntake, SimServices, SimulationInterfaces, StatePublishing,
         self._last_result: StepResult | None = None
         self._previous_result: StepResult | None = None
         self.rejections = RejectionCounter(p.rejection_log_period)
+        self._rejected_at_last_trim = 0  # rejections.total when freed memory was last released
         self.accepted_commands = 0
         self.timeout_ticks = 0
         # loop statistics (read by diagnostics)
@@ -219,13 +230,18 @@ class SimNode(CommandIntake, SimServices, SimulationInterfaces, StatePublishing,
         self._make_publishers()
         # Raw: a command naming every joint in the model's order with only effort filled (what
         # a controller usually sends, the bundled one included) is read straight from its bytes.
-        # In realtime mode each tick applies the newest command, so only the newest is kept: a
-        # queue would hand the executor old commands first whenever it falls behind, and the
-        # robot would run on commands hundreds of ms stale. Lockstep runs one tick per command
-        # and fast mode has no wall-clock schedule: every command is queued and counted.
-        depth = 1 if p.loop_mode == "realtime" else COMMAND_QUEUE
-        self.create_subscription(JointState, "joint_commands", self._on_named_command_bytes, depth, raw=True)
-        self.create_subscription(Float64MultiArray, "effort_controller/commands", self._on_array_command, depth)
+        # In realtime and fast modes each tick applies the newest command, so only the newest
+        # few are kept (a long queue would hand the executor old commands first whenever it falls
+        # behind, and the robot would run on stale commands), best effort (reliable publishers
+        # match it too): a lost command is superseded by the next one anyway, and a reliable
+        # reader kept the repair buffers of a flood of huge commands (+350 MB for good).
+        # Lockstep runs one tick per command: every command is queued (reliable) and counted.
+        if p.loop_mode == "lockstep":
+            qos = QoSProfile(depth=COMMAND_QUEUE, reliability=ReliabilityPolicy.RELIABLE)
+        else:
+            qos = QoSProfile(depth=NEWEST_COMMANDS, reliability=ReliabilityPolicy.BEST_EFFORT)
+        self.create_subscription(JointState, "joint_commands", self._on_named_command_bytes, qos, raw=True)
+        self.create_subscription(Float64MultiArray, "effort_controller/commands", self._on_array_command, qos)
         self.create_service(Trigger, "reset", self._on_reset)
         self.create_service(SetBool, "pause", self._on_pause)
         self.create_service(Trigger, "step", self._on_step)

@@ -3,8 +3,9 @@
 A mixin of ``SimNode`` (humanoid_sim/ros/sim_node.py), which owns the state it reads (model,
 params, simulator, tick, last results). Hot topics (clock, joint_states, ground_truth/odom, tf,
 contact wrench/cop, zmp) go out as pre-serialized bytes (tf_serialization); odometry, imu,
-contact cop, support_polygon and contact_markers are published only while some subscriber is
-matched. Publish rates are in simulation time (decimation of the tick count).
+contact cop, contacts (every contact's state, at contact_rate), support_polygon and
+contact_markers are published only while some subscriber is matched. Publish rates are in
+simulation time (decimation of the tick count).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from visualization_msgs.msg import MarkerArray
 
 from humanoid_sim.dynamics.kinematics import frame_placement
 from humanoid_sim.ros import conversions as cv
+from humanoid_sim.ros.contact_states import contacts_message, contacts_message_type
 from humanoid_sim.ros.tf_serialization import (
     SerializedClock,
     SerializedJointState,
@@ -70,6 +72,13 @@ class StatePublishing:
         self.pub_odom = self._publisher(Odometry, "ground_truth/odom", 10)
         self.pub_imu = self._publisher(Imu, "imu", 10)
         self.pub_diagnostics = self._publisher(DiagnosticArray, "diagnostics", 10)
+        # Every contact's state (humanoid_sim_interfaces/Contacts), when that package is importable.
+        self._contacts_types = contacts_message_type()
+        self.pub_contact_states = None
+        if isinstance(self._contacts_types, str):
+            self.get_logger().warning(f"no contacts topic: {self._contacts_types}")
+        else:
+            self.pub_contact_states = self._publisher(self._contacts_types[0], "contacts", 10)
         # One wrench and one centre-of-pressure topic per body that can touch anything.
         self.contact_links = tuple(dict.fromkeys(model.body_names[s.body] for s in model.collision_shapes))
         self.pub_wrench = {
@@ -184,6 +193,8 @@ class StatePublishing:
             if cop is not None and np.isfinite(cop).all() and self.pub_cop[link].get_subscription_count():
                 self.pub_cop[link].publish(self._cop_serialized.fill(sec, nanosec, cop))
         self._links_in_contact = set(per_link)
+        if self.pub_contact_states is not None and self.pub_contact_states.get_subscription_count():
+            self.pub_contact_states.publish(contacts_message(self._contacts_types, ns, odom, result.contacts))
         zmp = result.zmp
         if np.isfinite(zmp.zmp).all():
             self.pub_zmp.publish(self._zmp_serialized.fill(sec, nanosec, zmp.zmp))

@@ -33,6 +33,7 @@ import json, sys
 import numpy as np
 import humanoid_sim
 from humanoid_sim.package_data import package_file
+from humanoid_sim.limits import default_range_of_motion_path
 from humanoid_sim.model import load_urdf
 from humanoid_sim.simulator import Simulator
 from humanoid_sim.control import WalkingController, load_walking_config
@@ -62,6 +63,7 @@ for k in range(8500):
 steps = sum(1 for a, b in zip(phases, phases[1:]) if a != "double" and b == "double")
 print(json.dumps({
     "package": humanoid_sim.__file__, "sys_path": sys.path, "data": str(package_file("config/initial_poses.yaml")),
+    "range_of_motion": str(default_range_of_motion_path()),
     "q0": q0.tolist(), "base_z": base_z, "x_end": float(sim.q[0]), "steps": steps, "failure": failure,
     "other_contacts": sorted(others),
 }))
@@ -98,6 +100,24 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return site
 
 
+KERNELS_CACHED = "import sys; from humanoid_sim.numba_cache import kernels_cached; print(kernels_cached())"
+
+
+def test_setup_step_compiles_the_kernels_of_the_installed_copy_once(installed: Path, tmp_path: Path) -> None:
+    """What scripts/setup.sh runs after installing: afterwards the installed copy's kernels are
+    cached, so its first node start loads them; a second run only loads them."""
+    env = _clean_env(installed)
+    command = [sys.executable, "-P", "-m", "humanoid_sim.ros.warm_kernels"]
+    first = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert "the kernels of the simulation node and the walking controller" in first.stdout
+    assert "kernels ready in" in first.stdout
+    cached = subprocess.run([sys.executable, "-P", "-c", KERNELS_CACHED], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert cached.stdout.strip() == "True", cached.stderr
+    again = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
+    assert again.returncode == 0 and again.stdout.startswith("humanoid_sim: loading the kernels"), again.stdout
+
+
 def test_library_from_an_installed_copy_stands_and_walks(installed: Path, tmp_path: Path) -> None:
     run = subprocess.run(
         [sys.executable, "-c", LIBRARY_RUN], cwd=tmp_path, env=_clean_env(installed), capture_output=True,
@@ -108,6 +128,7 @@ def test_library_from_an_installed_copy_stands_and_walks(installed: Path, tmp_pa
     assert out["package"].startswith(str(installed))
     assert str(REPO) not in out["sys_path"] and "" not in out["sys_path"][1:]  # the tree is not importable
     assert out["data"].startswith(str(installed))  # the package data, not a share dir elsewhere
+    assert out["range_of_motion"].startswith(str(installed))
     assert out["failure"] == ""
     base_z = np.array(out["base_z"])
     assert len(base_z) == 8500

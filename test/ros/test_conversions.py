@@ -189,3 +189,15 @@ def test_header_stamp_of_raw_messages():
     assert header_stamp_nanoseconds(bytes(serialize_message(wrench_message(42, "foot", np.zeros(6))))) == 42
     with pytest.raises(ValueError, match="too short"):
         header_stamp_nanoseconds(b"\x00\x01\x00\x00")
+
+
+@pytest.mark.parametrize("frame_id", ["", "a", "ab", "abc", "odom", "base_link"])  # every padding of the name sequence
+def test_joint_state_name_count_read_from_the_bytes(frame_id):
+    from rclpy.serialization import serialize_message
+
+    for n in (0, 1, 7, 1000):
+        msg = JointState(name=[f"joint_{k}" for k in range(n)], effort=[1.0] * n)
+        msg.header.frame_id = frame_id
+        assert cv.joint_state_name_count(serialize_message(msg)) == n
+    with pytest.raises(ValueError, match="too short"):
+        cv.joint_state_name_count(b"\x00\x01\x00\x00")

@@ -23,13 +23,6 @@ from humanoid_sim.ros.sim_node import SimNode, StartupError  # noqa: E402
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def ros():
-    rclpy.init()
-    yield
-    rclpy.try_shutdown()
-
-
 def make_node(**overrides) -> SimNode:
     parameters = [Parameter(name, value=value) for name, value in overrides.items()]
     return SimNode(f"inprocess_{time.monotonic_ns()}", parameter_overrides=parameters)

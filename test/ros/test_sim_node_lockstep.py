@@ -33,13 +33,6 @@ DT_NS = 1_000_000
 FEET = ("l_foot", "r_foot")
 
 
-@pytest.fixture
-def ros():
-    rclpy.init()
-    yield
-    rclpy.try_shutdown()
-
-
 def stand_configuration() -> np.ndarray:
     sim = Simulator(MODEL, SimulatorConfig(environment=load_environment(REPO / "config" / "environment.yaml")))
     return sim.reset("stand")

@@ -19,11 +19,10 @@ from rclpy.parameter import Parameter  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
+from node_twin import node_twin_simulator  # noqa: E402
 from ros_node_process import Listener, start_node, stop_node  # noqa: E402
 
-from humanoid_sim import PushSchedule, Simulator, SimulatorConfig, load_environment, load_robot, package_file  # noqa: E402
-from humanoid_sim.limits.range_config import load_range_of_motion  # noqa: E402
-from humanoid_sim.limits.range_of_motion_provider import RangeOfMotionProvider  # noqa: E402
+from humanoid_sim import PushSchedule, load_robot  # noqa: E402
 from humanoid_sim.ros.conversions import diagnostic_values, nanoseconds_from_stamp  # noqa: E402
 
 STARTUP_S = 90.0
@@ -34,11 +33,8 @@ PUSH = {"push_link": "pelvis", "push_wrench": [200.0, 0.0, 0.0, 0.0, 0.0, 0.0], 
 def library_base_position(push: bool) -> np.ndarray:
     """The bundled robot as the node builds it (environment, range of motion), from its stand
     pose under zero torques for TICKS steps, with or without the push from t = 0."""
-    model = load_robot()
-    environment = load_environment(package_file("config/environment.yaml"))
-    rom = RangeOfMotionProvider(model, load_range_of_motion(package_file("config/range_of_motion.yaml")))
-    sim = Simulator(model, SimulatorConfig(dt=1e-3, environment=environment), providers=[rom])
-    sim.reset("stand")
+    sim = node_twin_simulator("stand")
+    model = sim.model
     schedule = PushSchedule(model)
     if push:
         schedule.add(PUSH["push_link"], PUSH["push_wrench"], PUSH["push_duration"], start=sim.t)
@@ -50,13 +46,6 @@ def library_base_position(push: bool) -> np.ndarray:
 def set_parameters(listener: Listener, values: dict) -> list:
     request = SetParameters.Request(parameters=[Parameter(k, value=v).to_parameter_msg() for k, v in values.items()])
     return list(listener.call(SetParameters, "humanoid_sim/set_parameters", request).results)
-
-
-@pytest.fixture
-def ros():
-    rclpy.init()
-    yield
-    rclpy.try_shutdown()
 
 
 def test_push_through_the_service_moves_the_base_as_the_library_does(ros):

@@ -35,13 +35,6 @@ STARTUP_S = 90.0
 OK = Result.RESULT_OK
 
 
-@pytest.fixture
-def ros():
-    rclpy.init()
-    yield
-    rclpy.try_shutdown()
-
-
 def test_simulation_interfaces_services(ros):
     ns = f"/hs_si_{os.getpid()}"
     process = start_node(ns, {"loop_mode": "fast", "start_paused": True, "clock_rate": 1000.0})

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("rclpy", reason="rclpy is not installed (run scripts/setup.sh)")
-from test_sim_node_inprocess import make_node, ros  # noqa: E402, F401 - the in-process node and its fixture
+from test_sim_node_inprocess import make_node  # noqa: E402 - the in-process node (the ros fixture: conftest.py)
 
 
 def test_no_view_unless_asked(ros):

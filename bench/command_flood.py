@@ -1,0 +1,206 @@
+"""Benchmark: the simulation node under a flood of malformed commands, the robot standing.
+
+The bundled humanoid stands in a real-time node under a holding controller that answers every
+joint_states message (``--rate``, 500 Hz by default) with a command (bench/standing_node.py).
+After ``--window`` wall seconds, a second process publishes ``--count`` malformed commands
+(10,000 by default) as fast as its publishers take them, round robin over both command topics:
+wrong lengths, NaN, +-inf, +-1e308, unknown and duplicate names, an empty effort field, and,
+every ``--huge-every``-th command, an array (or a name list) of a million elements. Prints the
+joint_states rate received here and the node's resident memory (RSS) before, during and
+``--window`` seconds after the flood, the commands the node counted per rejection kind against
+those sent, whether the robot stood, and the load average (the machine may be shared).
+
+    source scripts/env.sh && python bench/command_flood.py [--count 10000] [--rate 500]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import rclpy
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+
+from standing_node import REPO, StandingNode, load_line  # noqa: E402
+
+HUGE = 1_000_000  # elements of the largest commands
+
+
+def malformed_commands(joint_names: list[str], huge_every: int) -> list[tuple[str, bytes, str]]:
+    """(topic, serialized message, the rejection kind the node must count) of each malformed
+    command, in publishing order of one round: the huge ones once per ``huge_every`` commands."""
+    from rclpy.serialization import serialize_message
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import Float64MultiArray
+
+    nj = len(joint_names)
+    named = "joint_commands"
+    array = "effort_controller/commands"
+
+    def state(names: list[str], effort: list[float]) -> bytes:
+        return serialize_message(JointState(name=names, effort=effort))
+
+    def values(data: list[float]) -> bytes:
+        return serialize_message(Float64MultiArray(data=data))
+
+    def with_value(value: float) -> list[float]:
+        return [0.0] * (nj - 1) + [value]
+
+    small = [
+        (named, state(joint_names, [0.0] * (nj - 1)), "wrong_length"),
+        (named, state(joint_names, with_value(math.nan)), "non_finite"),
+        (named, state(joint_names, with_value(math.inf)), "non_finite"),
+        (named, state(joint_names, with_value(-math.inf)), "non_finite"),
+        (named, state(joint_names, with_value(1e308)), "out_of_range"),
+        (named, state(joint_names, with_value(-1e308)), "out_of_range"),
+        (named, state(["no_such_joint", *joint_names[1:]], [0.0] * nj), "unknown_joint"),
+        (named, state([joint_names[0], *joint_names[:-1]], [0.0] * nj), "duplicate_joint"),
+        (named, serialize_message(JointState(name=joint_names, position=[0.0] * nj)), "effort_missing"),
+        (array, values([0.0] * (nj + 1)), "wrong_length"),
+        (array, values(with_value(math.nan)), "non_finite"),
+        (array, values(with_value(-math.inf)), "non_finite"),
+        (array, values(with_value(1e308)), "out_of_range"),
+        (array, values(with_value(-1e308)), "out_of_range"),
+    ]
+    huge = [
+        (array, values([0.0] * HUGE), "wrong_length"),
+        (named, state([f"j{k}" for k in range(HUGE)], [0.0] * HUGE), "wrong_length"),
+    ]
+    rounds: list[tuple[str, bytes, str]] = []
+    k = 0
+    for position in range(huge_every * len(huge)):
+        if position % huge_every == huge_every - 1:
+            rounds.append(huge[k % len(huge)])
+            k += 1
+        else:
+            rounds.append(small[position % len(small)])
+    return rounds
+
+
+def flood(namespace: str, count: int, huge_every: int) -> int:
+    """The flooding process: publish ``count`` malformed commands; print the kinds sent (JSON)."""
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import Float64MultiArray
+
+    from humanoid_sim.model import load_urdf
+
+    rclpy.init()
+    node = rclpy.create_node(f"command_flood_{os.getpid()}")
+    publishers = {
+        "joint_commands": node.create_publisher(JointState, f"{namespace}/joint_commands", 10),
+        "effort_controller/commands": node.create_publisher(Float64MultiArray, f"{namespace}/effort_controller/commands", 10),
+    }
+    commands = malformed_commands(list(load_urdf(REPO / "urdf" / "humanoid.urdf").joint_names), huge_every)
+    deadline = time.monotonic() + 30.0
+    while any(p.get_subscription_count() == 0 for p in publishers.values()) and time.monotonic() < deadline:
+        rclpy.spin_once(node, timeout_sec=0.05)
+    sent: Counter[str] = Counter()
+    start = time.monotonic()
+    for k in range(count):
+        topic, data, kind = commands[k % len(commands)]
+        publishers[topic].publish(data)
+        sent[kind] += 1
+    elapsed = time.monotonic() - start
+    print(json.dumps({"sent": dict(sent), "seconds": elapsed}), flush=True)
+    node.destroy_node()
+    rclpy.try_shutdown()
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=10_000, help="malformed commands to send")
+    parser.add_argument("--rate", type=float, default=500.0, help="joint_states rate = controller rate [Hz]")
+    parser.add_argument("--huge-every", type=int, default=50, help="every N-th command has a million elements")
+    parser.add_argument("--window", type=float, default=10.0, help="wall seconds measured before and after the flood")
+    parser.add_argument("--loop-mode", default="realtime", choices=("realtime", "fast"))
+    parser.add_argument("--flood", metavar="NAMESPACE", help=argparse.SUPPRESS)  # the flooding process
+    options = parser.parse_args()
+    if options.flood:
+        return flood(options.flood, options.count, options.huge_every)
+
+    rclpy.init()
+    namespace = f"/flood_{os.getpid()}"
+    bench = StandingNode(namespace, options.rate, parameters={"loop_mode": options.loop_mode, "rejection_log_period": "2.0"})
+    rss: dict[str, float] = {}
+    rates: dict[str, float] = {}
+    try:
+        bench.start()
+        bench.spin_for(2.0)  # settle after resuming
+        first = bench.last_values()
+        load_before = load_line()
+
+        def measure(phase: str, seconds: float) -> None:
+            bench.counts["joint_states"] = 0
+            t0 = time.monotonic()
+            bench.spin_for(seconds)
+            rates[phase] = bench.counts["joint_states"] / (time.monotonic() - t0)
+
+        measure("before", options.window)
+        rss["before"] = bench.rss_mb()
+        env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        flooder_errors = tempfile.TemporaryFile(mode="w+")
+        flooder = subprocess.Popen(
+            [sys.executable, __file__, "--flood", namespace, "--count", str(options.count), "--huge-every", str(options.huge_every)],
+            env=env, stdout=subprocess.PIPE, stderr=flooder_errors, text=True,
+        )
+        bench.counts["joint_states"] = 0
+        t0 = time.monotonic()
+        peak = rss["before"]
+        while flooder.poll() is None:
+            bench.spin_for(0.25)
+            peak = max(peak, bench.rss_mb())
+        rates["during"] = bench.counts["joint_states"] / (time.monotonic() - t0)
+        flood_wall = time.monotonic() - t0
+        output = flooder.stdout.read()
+        if flooder.returncode != 0 or not output.strip():
+            flooder_errors.seek(0)
+            raise RuntimeError(f"the flooding process failed ({flooder.returncode}):\n{flooder_errors.read()[-3000:]}")
+        report = json.loads(output.strip().splitlines()[-1])
+        rss["peak"] = peak
+        load_during = load_line()
+        measure("after", options.window)
+        rss["after"] = bench.rss_mb()
+        bench.spin_for(1.5)  # one more diagnostics message after the last command
+        last = bench.last_values()
+    finally:
+        bench.close()
+        rclpy.try_shutdown()
+
+    sent: dict[str, int] = report["sent"]
+    print(f"command flood bench: {options.loop_mode} node, bundled humanoid standing under a controller answering"
+          f" joint_states at {options.rate:g} Hz (asked rate)")
+    print(f"  flood: {sum(sent.values())} malformed commands in {report['seconds']:.2f} s of publishing"
+          f" ({flood_wall:.2f} s until the flooder exited), every {options.huge_every}th of {HUGE} elements")
+    print(f"  joint_states received: before {rates['before']:.1f} Hz, during {rates['during']:.1f} Hz,"
+          f" after {rates['after']:.1f} Hz (asked {options.rate:g} Hz of sim time)")
+    print(f"  node RSS: before {rss['before']:.1f} MB, peak during {rss['peak']:.1f} MB, {options.window:g} s after"
+          f" {rss['after']:.1f} MB ({rss['after'] - rss['before']:+.1f} MB)")
+    print("  rejected by kind (counted by the node / sent; the node keeps only the newest commands,"
+          " so DDS drops what arrives while it is busy):")
+    for kind in sorted(set(sent) | {k[len('rejected_'):] for k in last if k.startswith("rejected_") and k != "rejected_commands"}):
+        counted = int(last.get(f"rejected_{kind}", 0)) - int(first.get(f"rejected_{kind}", 0))
+        print(f"    {kind:16s} {counted:6d} / {sent.get(kind, 0)}")
+    accepted = int(last["commands_accepted"]) - int(first["commands_accepted"])
+    heights = bench.base_height
+    print(f"  controller commands accepted meanwhile: {accepted}; late ticks {last['late_ticks']}, real-time factor"
+          f" {last['real_time_factor']}")
+    print(f"  base height: start {bench.q0[2]:.4f} m, min {min(heights):.4f} m, end {heights[-1]:.4f} m"
+          f" ({'stood' if min(heights) > bench.q0[2] - 0.05 else 'FELL'})")
+    print(f"  before the flood: {load_before}")
+    print(f"  after the flood:  {load_during}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
