@@ -1,6 +1,6 @@
 """One simulator step, every case, as one compiled call (seed 000, 4.9; DESIGN.md).
 
-``step_nb(data, q, v, tau, n_hard)`` runs steps 2 to 5 of ``Simulator.step`` on the
+``step_nb(data, q, v, tau, n_hard, factored)`` runs steps 2 to 5 of ``Simulator.step`` on the
 bundles of contact/step_data.py (the dynamics workspace is already at (q, v)):
 
  2. detection of the collision candidates against the environment, in a band that grows
@@ -127,7 +127,8 @@ def _components(kind, sticking, spin, out) -> int:
 
 @njit(cache=True)
 def _refresh(d, tab, i) -> None:
-    """G, drift, velocity, rolling, torsion arm and (slipping) slip direction of contact i
+    """G, drift, velocity, rolling and (slipping) slip direction of contact i (its torsion arm
+    is reset: _arm computes it when needed)
     from its frame and points (ActiveContact.refresh)."""
     dyn = d.dyn
     tree = d.tree
@@ -136,16 +137,7 @@ def _refresh(d, tab, i) -> None:
                           d.solve.J, tab.G[i], tab.drift[i], tab.vel[i])  # fmt: skip
     st, cnt = tab.point_start[i], tab.point_count[i]
     tab.rolling[i] = rolling_drift_nb(dyn.V, body, tab.R[i], d.detection.roll, tab.hit[st : st + cnt], cnt, tab.drift[i])
-    kind = tab.kind[i]
-    if kind == POINT:
-        tab.arm[i] = 0.0
-    else:
-        hs, hc = tab.hull_start[i], tab.hull_count[i]
-        poly = np.empty((hc, 2))
-        for t in range(hc):
-            poly[t, 0] = tab.xy[st + tab.hull[hs + t], 0]
-            poly[t, 1] = tab.xy[st + tab.hull[hs + t], 1]
-        tab.arm[i] = TORSION_ARM * mean_distance_nb(poly, _TRI_RULE)
+    tab.arm[i] = -1.0  # computed when first needed (_arm)
     if not tab.sticking[i]:
         vx, vy = tab.vel[i, 0], tab.vel[i, 1]
         n = math.hypot(vx, vy)
@@ -169,6 +161,23 @@ def _refresh(d, tab, i) -> None:
             else:
                 tab.slip[i, 0] = 1.0
                 tab.slip[i, 1] = 0.0
+
+
+@njit(cache=True)
+def _arm(tab, i) -> float:
+    """Contact i's torsion arm d [m] (Eq. 30, 33): TORSION_ARM x the mean distance from the
+    origin over its area (0 for a point); computed once per area, when first needed."""
+    if tab.arm[i] < 0.0:
+        if tab.kind[i] == POINT:
+            tab.arm[i] = 0.0
+        else:
+            st, hs, hc = tab.point_start[i], tab.hull_start[i], tab.hull_count[i]
+            poly = np.empty((hc, 2))
+            for t in range(hc):
+                poly[t, 0] = tab.xy[st + tab.hull[hs + t], 0]
+                poly[t, 1] = tab.xy[st + tab.hull[hs + t], 1]
+            tab.arm[i] = TORSION_ARM * mean_distance_nb(poly, _TRI_RULE)
+    return tab.arm[i]
 
 
 @njit(cache=True)
@@ -398,7 +407,7 @@ def _hat_row_z(d, tab, i, out) -> None:
         for col in range(nv):
             out[col] -= mu_d * (sx * G[VX, col] + sy * G[VY, col])
     if tab.spin[i] != 0.0:
-        s = tab.spin[i] * mu_d * tab.arm[i]
+        s = tab.spin[i] * mu_d * _arm(tab, i)
         for col in range(nv):
             out[col] += s * G[WZ, col]
 
@@ -418,7 +427,7 @@ def _full_wrench(d, tab, i, lam, r0) -> None:
         f[VX] = -mu_d * tab.slip[i, 0] * f[VZ]
         f[VY] = -mu_d * tab.slip[i, 1] * f[VZ]
     if tab.spin[i] != 0.0:
-        f[WZ] = tab.spin[i] * mu_d * tab.arm[i] * f[VZ]
+        f[WZ] = tab.spin[i] * mu_d * _arm(tab, i) * f[VZ]
 
 
 # ------------------------------------------------------------------ solves
@@ -611,7 +620,7 @@ def _check(d, tab, i, phase, x, apply) -> bool:
                 tab.slip[i, 1] = -f[VY] / ft
             return True
         if kind != POINT and tab.spin[i] == 0.0:
-            if abs(f[WZ]) > mu_s * fz * tab.arm[i]:
+            if abs(f[WZ]) > mu_s * fz * _arm(tab, i):
                 if apply:
                     tab.spin[i] = 1.0 if f[WZ] > 0.0 else -1.0
                 return True
@@ -667,7 +676,7 @@ def _bounded(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
         kind = tab.kind[i]
         s.block_kind[nb] = BLOCK_POINT if kind == POINT else (BLOCK_LINE if kind == LINE else BLOCK_SURFACE)
         s.mu[nb] = d.statics.mu_d[tab.element[i]]
-        s.arm[nb] = tab.arm[i]
+        s.arm[nb] = _arm(tab, i)
         s.bound[nb] = 0.0
         # sliding at the phase's start (faster than the separating threshold): friction
         # against the sliding only
@@ -744,7 +753,7 @@ def _bounded(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
             tab.sticking[i] = 0
             tab.slip[i, 0] = -f[VX] / ft
             tab.slip[i, 1] = -f[VY] / ft
-        if tab.kind[i] != POINT and abs(f[WZ]) >= mu_d * fz * tab.arm[i] * (1.0 - 1e-9):
+        if tab.kind[i] != POINT and abs(f[WZ]) >= mu_d * fz * _arm(tab, i) * (1.0 - 1e-9):
             tab.spin[i] = 1.0 if f[WZ] > 0.0 else (-1.0 if f[WZ] < 0.0 else 0.0)
     out = hard.force if phase == ACCELERATION_PHASE else hard.impulse
     for j in range(n_hard):
@@ -949,9 +958,10 @@ def _copy_contact(src, i, dst, j, point_start) -> int:
 
 
 @njit(cache=True)
-def step_nb(d, q, v, tau, n_hard) -> int:
+def step_nb(d, q, v, tau, n_hard, factored) -> int:
     """One step from (q, v) with the generalized forces tau (nv,) (joint torques, pushes,
-    soft rows) [N, N m] and the first n_hard rows of d.hard; see the module docstring.
+    soft rows) [N, N m] and the first n_hard rows of d.hard; factored: d.solve.L already
+    holds the Cholesky factor of d.dyn.M (else the step factors it); see the module docstring.
     On OK: d.out holds the new state, the acceleration, the counts and the ZMP;
     d.tables[counts.table] the reported contacts; d.memory the new memory."""
     par = d.params
@@ -969,7 +979,7 @@ def step_nb(d, q, v, tau, n_hard) -> int:
     counts.bounded = 0
     counts.sweeps = 0
     counts.validated = 1
-    if not cholesky_into(dyn.M, s.L):
+    if not factored and not cholesky_into(dyn.M, s.L):
         return SINGULAR
     # 2. detection (seed 000 4.9 (1)) in a band that grows with the bodies' speeds
     band = max(par.band, speculative_band_nb(dyn.V, dyn.p, st_.reach, dt))

@@ -224,7 +224,6 @@ class Simulator:
         self._ramp_start = np.where(np.isfinite(rule.velocity) & (rule.k_velocity > 0), ramp, np.inf)
         self._tau_limited = np.zeros(model.nj)
         self._qdot_end = np.zeros(model.nj)
-        self._L_rule = np.zeros((model.nv, model.nv))
         self._Minv_joints = np.zeros((model.nv, model.nj))
         self._free_rhs = np.zeros(model.nv)
         self._free_acc = np.zeros(model.nv)
@@ -353,6 +352,9 @@ class Simulator:
             ext = pushed if ext is None else ext + pushed
 
         self._update_dynamics(q, v)
+        # M's Cholesky factor, once per step: the velocity-limit rule and the step share it
+        if not cholesky_into(ws.M, self._solve_scratch.L):
+            raise SimulationError("mass matrix is not positive definite or not finite (massless subtree?)")
         if self._velocity_rule is not None:
             tau_j = self._limit_velocity(tau_j, ext)
         rows = [p.rows(q, v) for p in self.providers]
@@ -371,10 +373,12 @@ class Simulator:
         if soft_force is not None:
             tau_full += soft_force
         n_hard = hard_map[-1][0] + len(hard_map[-1][1]) if hard_map else 0
+        factored = True
         while True:
-            status = step_nb(self._data, q, v, tau_full, n_hard)
+            status = step_nb(self._data, q, v, tau_full, n_hard, factored)
             if status != CAPACITY:
                 break
+            factored = False
             # a table was too small: larger ones, the workspace again at (q, v), the same step
             self._allocate_step(2 * len(self._tables[0].body), 2 * len(self._hard.drift))
             self._provider_rows(rows, v)
@@ -398,8 +402,6 @@ class Simulator:
         velocities the step would reach without actuator effort (contacts not counted)."""
         ws, model, dt = self.ws, self.model, self.config.dt
         nv, nj = model.nv, model.nj
-        if not cholesky_into(ws.M, self._L_rule):
-            return tau_j  # the step's own factorisation reports it
         rhs = self._free_rhs
         np.subtract(0.0 if ext is None else ext, ws.b, out=rhs)
         rhs -= self._damping * self._v
@@ -407,17 +409,17 @@ class Simulator:
         # every ruled joint short of its ramp (|qdot| <= v_max - e / k_v, where the bounds are the
         # whole effort range), they are that solution and no joint block of M^-1 is needed.
         rhs[nv - nj :] += tau_j
-        cho_solve_vec(self._L_rule, rhs, self._free_acc)
+        cho_solve_vec(self._solve_scratch.L, rhs, self._free_acc)
         qdot_end = self._v[nv - nj :] + dt * self._free_acc[nv - nj :]
         if np.all(np.abs(qdot_end) <= self._ramp_start):
             return tau_j
         rhs[nv - nj :] -= tau_j
-        cho_solve_vec(self._L_rule, rhs, self._free_acc)
+        cho_solve_vec(self._solve_scratch.L, rhs, self._free_acc)
         qdot_free = self._v[nv - nj :] + dt * self._free_acc[nv - nj :]
         Minv = self._Minv_joints
         Minv[:] = 0.0
         Minv[nv - nj :, :] = np.eye(nj)
-        cho_solve_into(self._L_rule, Minv)
+        cho_solve_into(self._solve_scratch.L, Minv)
         coupled_effort_limits_into(
             np.ascontiguousarray(tau_j), qdot_free, np.ascontiguousarray(Minv[nv - nj :]), dt, self._velocity_rule,
             False, self._velocity_work, self._tau_limited, self._qdot_end,

@@ -52,6 +52,7 @@ class ReferenceSimulator(Simulator):
             pushed = generalized_force(model, self._q, link_wrenches)
             ext = pushed if ext is None else ext + pushed
         self._update_dynamics(self._q, self._v)
+        factor_mass_matrix(self.ws.M, self._solve_scratch.L)  # the velocity-limit rule's factor
         if self._velocity_rule is not None:
             tau_j = self._limit_velocity(tau_j, ext)
         rows = [p.rows(self._q, self._v) for p in self.providers]
