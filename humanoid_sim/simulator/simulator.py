@@ -50,7 +50,7 @@ from humanoid_sim.contact.step_data import (
     joint_friction,
     make_step_data,
 )
-from humanoid_sim.contact.step_kernel import CAPACITY, NONFINITE, OK, SINGULAR, step_nb
+from humanoid_sim.contact.step_kernel import CAPACITY, NONFINITE, SINGULAR, step_nb
 from humanoid_sim.contact.virtual_link import ContactKind
 from humanoid_sim.dynamics.integrator import stage_work
 from humanoid_sim.dynamics.kinematic_tree import kinematic_tree

@@ -49,6 +49,7 @@ from humanoid_sim.contact.bounded_solve import (
 )
 from humanoid_sim.contact.constrained_solve import solve_constrained
 from humanoid_sim.contact.environment import Material
+from humanoid_sim.contact.gains import Gains, Thresholds
 from humanoid_sim.contact.virtual_link import ContactArea, ContactKind, nearest_on_hull, reduce_area
 
 VX, VY, VZ, WX, WY, WZ = range(6)
@@ -75,19 +76,6 @@ class ContactMemory:
     R_anchor: np.ndarray
     p_anchor: np.ndarray
     slip_direction: np.ndarray
-
-
-class Gains(NamedTuple):
-    """Penetration / drift correction of Eq. 20b: θ̈_C = -kp err - kd θ̇_C [1/s^2, 1/s]."""
-
-    kp: float
-    kd: float
-
-    @staticmethod
-    def critically_damped(dt: float, steps: float = 4.0) -> "Gains":
-        """Errors decay critically damped with time constant ``steps`` * dt."""
-        w = 1.0 / (steps * dt)
-        return Gains(w * w, 2.0 * w)
 
 
 class ActiveContact:
@@ -220,14 +208,6 @@ class SolveReport(NamedTuple):
     validated: bool
     rank_deficient: bool
     bounded: bool = False
-
-
-class Thresholds(NamedTuple):
-    """Velocity thresholds [m/s] (and rad/s for rows of joint limits)."""
-
-    separating: float = 1e-3  # a point moving away faster than this is not in contact
-    impact: float = 1e-3  # approaching faster than this triggers the impulse phase
-    bounce: float = 1e-2  # restitution applies above this approach speed (below: plastic)
 
 
 _NO_ROWS = np.zeros(0, dtype=np.int64)
