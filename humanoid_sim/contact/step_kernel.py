@@ -127,9 +127,8 @@ def _components(kind, sticking, spin, out) -> int:
 
 @njit(cache=True)
 def _refresh(d, tab, i) -> None:
-    """G, drift, velocity, rolling and (slipping) slip direction of contact i (its torsion arm
-    is reset: _arm computes it when needed)
-    from its frame and points (ActiveContact.refresh)."""
+    """G, drift, velocity, rolling and (slipping) slip direction of contact i from its frame
+    and points (its torsion arm is reset: _arm computes it when needed)."""
     dyn = d.dyn
     tree = d.tree
     body = tab.body[i]
@@ -1018,7 +1017,7 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
         counts.impulse = 1
         for i in range(nc):
             _set_target(d, tab, i, IMPULSE_PHASE)
-        _, ok, bounded = _solve_with_checks(d, tab, nc, n_hard, 0, IMPULSE_PHASE, v, v_plus, par.impact)
+        _, _, bounded = _solve_with_checks(d, tab, nc, n_hard, 0, IMPULSE_PHASE, v, v_plus, par.impact)
         if bounded:
             counts.bounded = 1
             counts.validated = 0
@@ -1089,7 +1088,7 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
         fr.stick[j] = 1 if abs(vj) <= par.separating else 0
         fr.sign[j] = -1.0 if vj > 0.0 else 1.0
     a = out.a
-    rounds, ok, bounded = _solve_with_checks(d, tab, nc, n_hard, n_fric, ACCELERATION_PHASE, a0, a, np.inf)
+    rounds, _, bounded = _solve_with_checks(d, tab, nc, n_hard, n_fric, ACCELERATION_PHASE, a0, a, np.inf)
     counts.rounds = rounds
     if bounded:
         counts.bounded = 1

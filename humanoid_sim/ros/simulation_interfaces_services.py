@@ -115,8 +115,14 @@ class SimulationInterfaces:
             self.create_service(srv_type, f"~/{name}", callback)
         if SimulateSteps is not None:
             from rclpy.action import ActionServer
+            from rclpy.qos import QoSProfile
 
-            self._simulate_steps_server = ActionServer(self, SimulateSteps, "~/simulate_steps", self._si_simulate_steps)
+            # feedback of up to MAX_STEPS ticks is published within milliseconds: a deeper
+            # history than the default 10 keeps more of it for a slow reader
+            self._simulate_steps_server = ActionServer(
+                self, SimulateSteps, "~/simulate_steps", self._si_simulate_steps,
+                feedback_pub_qos_profile=QoSProfile(depth=100),
+            )  # fmt: skip
 
     def _entities(self) -> dict[str, int]:
         """Entity name -> EntityCategory: the robot, then the environment's elements."""
