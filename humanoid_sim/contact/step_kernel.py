@@ -763,23 +763,26 @@ def _bounded(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
 
 
 @njit(cache=True)
-def _friction_base(d, n_fric, base) -> None:
-    """friction.base (nv,) = base + A^-1 Σ F σ e_j over the slipping joints: the solve's
-    unconstrained solution with their known friction torques."""
+def _friction_base(d, n_fric, base):
+    """The solve's unconstrained solution with the slipping joints' known friction torques:
+    base itself when none slips, else friction.base (nv,) = base + A^-1 Σ F σ e_j."""
     fr = d.friction
-    nv = base.shape[0]
-    for i in range(nv):
-        fr.base[i] = base[i]
-    e = np.zeros(nv)
-    col = np.empty(nv)
+    slipping = False
     for j in range(n_fric):
-        if fr.stick[j]:
-            continue
-        e[fr.index[j]] = fr.bound[j] * fr.sign[j]
-        cho_solve_vec(d.solve.L, e, col)
-        e[fr.index[j]] = 0.0
-        for i in range(nv):
-            fr.base[i] += col[i]
+        slipping |= not fr.stick[j]
+    if not slipping:
+        return base
+    nv = base.shape[0]
+    e = fr.base  # the known torques first, then A^-1 of them in place
+    for i in range(nv):
+        e[i] = 0.0
+    for j in range(n_fric):
+        if not fr.stick[j]:
+            e[fr.index[j]] = fr.bound[j] * fr.sign[j]
+    cho_solve_vec(d.solve.L, e.copy(), e)
+    for i in range(nv):
+        e[i] += base[i]
+    return e
 
 
 @njit(cache=True)
@@ -830,8 +833,7 @@ def _solve_with_checks(d, tab, nc, n_hard, n_fric, phase, base, x, release_toler
     rounds = 0
     for rounds in range(1, par.max_rounds + 1):
         nrow, ncrow, symmetric = _assemble(d, tab, nc, n_hard, n_fric)
-        _friction_base(d, n_fric, base)
-        status = _solve_rows(d, nrow, symmetric, d.friction.base, x, s.lam)
+        status = _solve_rows(d, nrow, symmetric, _friction_base(d, n_fric, base), x, s.lam)
         if status != 0:  # redundant rows: the least-squares λ is not a contact force
             break
         for i in range(nc):
@@ -876,18 +878,21 @@ def _solve_with_checks(d, tab, nc, n_hard, n_fric, phase, base, x, release_toler
 
 
 @njit(cache=True)
-def _hard_targets(d, n_hard, v, phase) -> None:
+def _hard_targets(d, n_hard, v, phase) -> bool:
     """Hard rows' desired values and which take part: a row takes part unless it separates
     faster than the correction of Eq. 20b drives it; in the impulse phase it bounces (Eq. 15),
     stops, or (short of its limit, speculative) arrives at it; in the acceleration phase
-    only rows at or past their limit take part, with the critically damped correction."""
+    only rows at or past their limit take part, with the critically damped correction.
+    Returns whether a row approaches faster than the impact threshold."""
     hard = d.hard
     par = d.params
     nv = v.shape[0]
+    approaching = False
     for j in range(n_hard):
         hv = 0.0
         for col in range(nv):
             hv += hard.jacobian[j, col] * v[col]
+        approaching |= hv < -par.impact
         viol = hard.violation[j]
         active = hv < par.separating + par.correction_rate * max(0.0, viol)
         if phase == IMPULSE_PHASE:
@@ -899,6 +904,7 @@ def _hard_targets(d, n_hard, v, phase) -> None:
             active = active and viol >= -par.tolerance
             hard.target[j] = hard.desired[j] + par.kp * viol - par.kd * hv - hard.drift[j]
         hard.active[j] = 1 if active else 0
+    return approaching
 
 
 # ------------------------------------------------------------------ the step
@@ -1002,14 +1008,9 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
     for i in range(nc):
         if tab.vel[i, VZ] < -par.impact:
             approaching = True
-    _hard_targets(d, n_hard, v, IMPULSE_PHASE)
+    approaching |= _hard_targets(d, n_hard, v, IMPULSE_PHASE)
     for j in range(n_hard):
         hard.impulse[j] = 0.0
-        hv = 0.0
-        for col in range(nv):
-            hv += hard.jacobian[j, col] * v[col]
-        if hv < -par.impact:
-            approaching = True
     v_plus = out.v_plus
     for i in range(nv):
         v_plus[i] = v[i]

@@ -35,7 +35,7 @@ from humanoid_sim.contact.constrained_solve import SimulationError
 from humanoid_sim.contact.constraint_rows import ConstraintProvider, OneSidedRows
 from humanoid_sim.contact.kernels import all_finite, cho_solve_into, cho_solve_vec, cholesky_into
 from humanoid_sim.contact.detection import ContactDetector
-from humanoid_sim.contact.environment import Environment, Material
+from humanoid_sim.contact.environment import Environment
 from humanoid_sim.contact.gains import Gains, Thresholds
 from humanoid_sim.contact.step_data import (
     Dynamics,
@@ -235,9 +235,7 @@ class Simulator:
         for b, local, radius in zip(geo.body, geo.local, geo.radius):
             self._reach[b] = max(self._reach[b], float(np.linalg.norm(local)) + float(radius))
         env = config.environment
-        self._materials: list[Material] = ([env.ground.material] if env.ground else []) + [b.material for b in env.boxes]
         self._element_names = env.element_names()
-        self._ground_element = 0 if env.ground is not None else -1
         self.gains = Gains.critically_damped(config.dt, config.correction_steps)
         self._correction_rate = 2.0 * self.gains.kd  # [1/s]
         self._floating = model.floating_base
@@ -435,7 +433,6 @@ class Simulator:
         N = g.hit_capacity
         C, P, K = contacts, g.hit_capacity, hard_rows
         materials = ([env.ground.material] if env.ground else []) + [b.material for b in env.boxes]
-        self._element_names = env.element_names()
         self._dyn = Dynamics(ws.R, ws.p, ws.S, ws.V, ws.A, ws.Iw, ws.M, ws.b, ws._acc, ws._f, ws.a_gravity, ws.zero_nv,
                              self._damping)  # fmt: skip
         statics = StepStatics(
