@@ -463,7 +463,10 @@ class Simulator:
         friction = model.joint_dynamics.friction
         joints = np.flatnonzero(friction > 0.0)
         self._friction = joint_friction(nv - model.nj + joints, friction[joints], nv)
+        old_scratch = getattr(self, "_solve_scratch", None)
         self._solve_scratch = allocate_solve(6 * C + K + len(joints), nv, P)
+        if old_scratch is not None:  # the step's factor of M carries over (factored once per step)
+            self._solve_scratch.L[:] = old_scratch.L
         self._data = make_step_data(
             self._tree, self._stage, self._dyn, statics, params, allocate_detection(N), self._tables, memory, self._hard,
             self._friction, self._out, self._solve_scratch,

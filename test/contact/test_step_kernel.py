@@ -206,6 +206,36 @@ class UpperStop:
         pass
 
 
+class AllStops:
+    """Every joint of a chain may not exceed `upper` (one hard row each, all at once)."""
+
+    def __init__(self, nv: int, upper: float) -> None:
+        self.nv, self.upper = nv, upper
+
+    def rows(self, q, v):
+        n = self.nv
+        z = np.zeros(n)
+        return OneSidedRows(-np.eye(n), z, q - self.upper, z, np.ones(n, bool), z, z, np.full(n, 0.3),
+                            tuple(f"upper {k}" for k in range(n)))  # fmt: skip
+
+    def accept_forces(self, forces) -> None:
+        pass
+
+
+def test_more_hard_rows_than_the_tables_hold_match_the_reference() -> None:
+    """20 joint stops at once: the step grows its hard-row table mid-step (its factor of M
+    carries over) and still matches the reference."""
+    model = load_urdf(chain_urdf(20))
+    cfg = SimulatorConfig(environment=Environment(ground=None))
+    sim = Simulator(model, cfg, providers=[AllStops(model.nv, 0.0)])
+    ref = ReferenceSimulator(model, cfg, providers=[AllStops(model.nv, 0.0)])
+    sim.set_state(np.zeros(model.nq), np.full(model.nv, 0.5))
+    stats = new_stats()
+    for _ in range(50):
+        compare_step(sim, ref, np.full(model.nj, 5.0), stats)
+    assert stats["impulse"] >= 1
+
+
 def test_joint_stop_rows_match_the_reference() -> None:
     model = load_urdf(chain_urdf(1))
     cfg = SimulatorConfig(environment=Environment(ground=None))
