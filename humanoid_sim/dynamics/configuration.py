@@ -1,6 +1,6 @@
 """Configuration space: q ⊕ v (integrate), q1 ⊖ q0 (difference).
 
-The free base moves on SE(3): ``X_world_base(t + dt) = X_world_base(t) exp(v_base dt)``
+Every free body (a floating robot base, a free object) moves on SE(3): ``X_world_base(t + dt) = X_world_base(t) exp(v_base dt)``
 with the base twist ``v_base = (v, ω)`` in the base frame, as
 ``pinocchio.integrate`` (quaternion xyzw kept unit). Joints add linearly
 (continuous joints are a single angle here).
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from humanoid_sim.dynamics import kernels
-from humanoid_sim.dynamics.kinematic_tree import FREE, kinematic_tree
+from humanoid_sim.dynamics.kinematic_tree import FREE, KinematicTree, kinematic_tree
 from humanoid_sim.dynamics.kinematics import _check_q, _check_v
 from humanoid_sim.dynamics.spatial import quaternion_to_rotation, se3_log
 from humanoid_sim.model.robot_model import RobotModel
@@ -47,17 +47,23 @@ def difference(model: RobotModel, q0: np.ndarray, q1: np.ndarray) -> np.ndarray:
 
 
 def normalize_configuration(model: RobotModel, q: np.ndarray) -> np.ndarray:
-    """Copy of q with the base quaternion made unit (w >= 0 not enforced)."""
+    """Copy of q with the quaternion of every free body made unit (w >= 0 not enforced)."""
     q = np.array(_check_q(model, q))
-    t = kinematic_tree(model)
-    if t.joint_type[0] == FREE:
-        s = slice(t.q_index[0] + 3, t.q_index[0] + 7)
-        q[s] /= np.linalg.norm(q[s])
+    normalize_quaternions_into(kinematic_tree(model), q)
     return q
+
+
+def normalize_quaternions_into(tree: KinematicTree, q: np.ndarray) -> None:
+    """Make the quaternion of every FREE body of ``tree`` unit, in place in q (nq,)."""
+    for i in range(tree.nb):
+        if tree.joint_type[i] == FREE:
+            s = slice(tree.q_index[i] + 3, tree.q_index[i] + 7)
+            q[s] /= np.linalg.norm(q[s])
 
 
 __all__ = [
     "integrate",
     "difference",
     "normalize_configuration",
+    "normalize_quaternions_into",
 ]

@@ -11,14 +11,14 @@ seconds, at the price of three more articulated-body evaluations per step.
 The step: the constraint solve of seed 000 (contacts, impulses, joint-limit rows) gives
 the stage-1 acceleration a1 at (q, v) (v after any impulse, Eq. 18-19) and with it the
 generalised constraint force Hᵀλ = M (a1 - a0). That force, the joint torques and any
-external force are held constant over the step, the free base's wrench fixed in the world
-axes (the solve's forces are step averages,
+external force are held constant over the step, each free body's wrench (a floating base's,
+a free object's) fixed in the world axes (the solve's forces are step averages,
 as seed 002 Eq. 12 takes them); stages 2-4 evaluate the free dynamics
 M(q)^-1 (τ_c - D v - b(q, v)) by the articulated-body method (seed 004 Eq. 1) at the
 intermediate states. Joint damping D v is evaluated at every stage.
 
-The free base lives on SE(3): the stage configurations are q ⊕ Θ with Θ in the base's
-body-frame twist coordinates, and the stage velocities enter Θ through dexp⁻¹ (the
+Every free body lives on SE(3): the stage configurations are q ⊕ Θ with Θ in each free
+body's body-frame twist coordinates, and the stage velocities enter Θ through dexp⁻¹ (the
 Runge-Kutta-Munthe-Kaas method), so the scheme keeps its fourth order on the group:
     Θ̇ = dexp⁻¹_{-Θ}(ξ) = ξ + ½ [Θ, ξ] + 1/12 [Θ, [Θ, ξ]] + O(|Θ|³ |ξ|),
 with [·, ·] the se(3) bracket in linear-first coordinates,
@@ -27,7 +27,7 @@ Joint coordinates are a vector space: their stage increments are plain.
 
 Symbols: q (nq,), v (nv,) as in docs/conventions.md; a = v̇ (nv,); τ_c (nv,) generalised
 forces held over the step [N, N m]; D (nv,) viscous coefficients; Θ (nv,) increments of
-the stage configurations (base: body-frame twist × time).
+the stage configurations (free bodies: body-frame twist × time).
 """
 
 from __future__ import annotations
@@ -145,7 +145,7 @@ def _bracket(t, x, out) -> None:
 
 @njit(cache=True)
 def _stage_velocity(tree, theta, v, out) -> None:
-    """out (nv,) = Θ̇ for the stage velocity v at increment Θ: dexp⁻¹ on the free base,
+    """out (nv,) = Θ̇ for the stage velocity v at increment Θ: dexp⁻¹ on every free body,
     v itself on the joints."""
     nv = v.shape[0]
     for i in range(nv):
@@ -168,27 +168,28 @@ def _stage_velocity(tree, theta, v, out) -> None:
 
 
 @njit(cache=True)
-def _hold_base_wrench_in_world(theta, tau_c, tau_s) -> None:
-    """The free base's held force and moment (tau_c[:6], base-frame axes at the start of
-    the step) in the base axes of a stage turned by exp(theta[3:6]) from the start:
+def _hold_wrench_in_world(theta, tau_c, tau_s, s) -> None:
+    """A free body's held force and moment (tau_c[s:s+6], body-frame axes at the start of
+    the step) in the body axes of a stage turned by exp(theta[s+3:s+6]) from the start:
     R_stage^T R_start tau_c, so that the wrench stays fixed in the world over the step.
-    Held in the base frame instead, a contact force turns with a spinning base (by
-    omega dt / 2 on average): a ball rolling at omega gets a spurious push of
-    f omega dt / 2 along its path (3 % too fast at r = 5 cm, 1 s down 20 degrees)."""
-    wx, wy, wz = theta[3], theta[4], theta[5]
+    s: the body's first v coordinate. Held in the body frame instead, a contact force turns
+    with a spinning body (by omega dt / 2 on average): a ball rolling at omega gets a
+    spurious push of f omega dt / 2 along its path (3 % too fast at r = 5 cm, 1 s down
+    20 degrees)."""
+    wx, wy, wz = theta[s + 3], theta[s + 4], theta[s + 5]
     th = math.sqrt(wx * wx + wy * wy + wz * wz)
     if th < 1e-300:
         return
     kx, ky, kz = wx / th, wy / th, wz / th
-    c, s = math.cos(th), math.sin(th)
+    c, sn = math.cos(th), math.sin(th)
     k1 = 1.0 - c
-    for o in (0, 3):
+    for o in (s, s + 3):
         x, y, z = tau_c[o], tau_c[o + 1], tau_c[o + 2]
         kd = k1 * (kx * x + ky * y + kz * z)
         # Rodrigues with the angle -th: x c - (k x x) s + k (k . x) (1 - c)
-        tau_s[o] = x * c - (ky * z - kz * y) * s + kx * kd
-        tau_s[o + 1] = y * c - (kz * x - kx * z) * s + ky * kd
-        tau_s[o + 2] = z * c - (kx * y - ky * x) * s + kz * kd
+        tau_s[o] = x * c - (ky * z - kz * y) * sn + kx * kd
+        tau_s[o + 1] = y * c - (kz * x - kx * z) * sn + ky * kd
+        tau_s[o + 2] = z * c - (kx * y - ky * x) * sn + kz * kd
 
 
 @njit(cache=True)
@@ -214,8 +215,9 @@ def rk4_step_nb(tree, w, q, v, a1, tau_c, damping, dt, q_out, v_out) -> None:
             theta[i] = h * xi[stage - 1, i]
             v_s[i] = v[i] + h * acc[stage - 1, i]
             tau_s[i] = tau_c[i] - damping[i] * v_s[i]
-        if tree.joint_type[0] == FREE:
-            _hold_base_wrench_in_world(theta, tau_c, tau_s)
+        for body in range(tree.nb):
+            if tree.joint_type[body] == FREE:
+                _hold_wrench_in_world(theta, tau_c, tau_s, tree.v_index[body])
         integrate_nb(tree.joint_type, tree.q_index, tree.v_index, q, theta, 1.0, q_s)
         free_acceleration_nb(tree, w, q_s, v_s, tau_s, acc[stage])
         _stage_velocity(tree, theta, v_s, xi[stage])

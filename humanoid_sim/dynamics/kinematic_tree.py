@@ -26,7 +26,7 @@ DOF_OF_JOINT_TYPE = np.array([6, 1, 1, 0], dtype=np.int64)
 class KinematicTree(NamedTuple):
     """Contiguous arrays describing the tree (nb bodies, nv dofs); see RobotModel.
 
-    parent: (nb,) int64, -1 for the root; parent[i] < i.
+    parent: (nb,) int64, -1 for a root (one per tree); parent[i] < i.
     joint_type: (nb,) int64 JointType values.
     joint_axis: (nb, 3) unit joint axis in the body (= joint) frame.
     R_parent_joint, p_parent_joint: (nb, 3, 3), (nb, 3) the pose X_parent_joint of
@@ -78,10 +78,10 @@ def _build(model: RobotModel) -> KinematicTree:
                 f"body {model.body_names[i]!r} has unknown joint type {joint_type[i]}; "
                 f"valid: {[t.name for t in JointType]}"
             )
-        if i > 0 and joint_type[i] in (FREE, FIXED_TO_WORLD):
+        if (parent[i] >= 0) == (joint_type[i] in (FREE, FIXED_TO_WORLD)):
             raise ValueError(
-                f"body {model.body_names[i]!r}: {JointType(joint_type[i]).name} is only "
-                "allowed for the root body"
+                f"body {model.body_names[i]!r}: {JointType(joint_type[i]).name} joint with parent {parent[i]}; "
+                "FREE and FIXED_TO_WORLD are for root bodies (parent -1) only, REVOLUTE and PRISMATIC for the others"
             )
     ndof = DOF_OF_JOINT_TYPE[joint_type]
     v_index = np.array(model.v_index, dtype=np.int64)

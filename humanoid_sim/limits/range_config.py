@@ -118,11 +118,7 @@ class RangeOfMotionConfig:
 
 def joint_body(model: RobotModel, joint: str) -> int:
     """Index of the body moved by the named joint (KeyError lists valid names)."""
-    j = model.joint_index(joint)
-    v = j + (6 if model.floating_base else 0)
-    one_dof = np.isin(np.asarray(model.joint_type), (JointType.REVOLUTE, JointType.PRISMATIC))
-    matches = np.flatnonzero((np.asarray(model.v_index) == v) & one_dof)
-    return int(matches[0])
+    return int(model.joint_body[model.joint_index(joint)])
 
 
 # ----------------------------------------------------------------------------- YAML

@@ -85,7 +85,7 @@ class RangeOfMotionProvider:
         self._stop_v = np.asarray(model.v_index)[stop_bodies].astype(np.int64) if stop_bodies else np.zeros(0, np.int64)
         self._stop_lower = np.asarray(model.limits.lower)[self._stop_joint] if stop_bodies else np.zeros(0)
         self._stop_upper = np.asarray(model.limits.upper)[self._stop_joint] if stop_bodies else np.zeros(0)
-        self._base = 6 if model.floating_base else 0
+        self._joint_v = model.joint_v_index
         self._empty = OneSidedRows.empty(model.nv)
         self._last = self._empty
         self._forces = np.zeros(0)
@@ -220,4 +220,4 @@ class RangeOfMotionProvider:
         """Active limits and their torques after the last ``accept_forces``."""
         rows = self._last
         torque = rows.jacobian.T @ self._forces if rows.count else np.zeros(self.model.nv)
-        return LimitReport(rows.names, rows.violation.copy(), self._forces.copy(), torque[self._base :])
+        return LimitReport(rows.names, rows.violation.copy(), self._forces.copy(), torque[self._joint_v])

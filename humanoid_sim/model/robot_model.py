@@ -4,9 +4,14 @@ Every array is read-only once the model is built; simulation state lives
 elsewhere (`q`, `v`), so one model can serve many simulators.
 
 Body ``i`` moves with joint ``i`` relative to its parent body ``parent[i]``
-(``-1`` for the root). Body 0 is the root link; its joint is ``FREE`` (6-DOF
-floating base) or ``FIXED_TO_WORLD``. Bodies are in depth-first order, so
-``parent[i] < i``. See ``docs/conventions.md`` for q/v layout and frames.
+(``-1`` for a root). A model holds one or more trees: body 0 is the root link of
+the first (the robot's, when there is a robot); every root's joint is ``FREE``
+(6-DOF floating) or ``FIXED_TO_WORLD``, every other body's REVOLUTE or PRISMATIC.
+Bodies are in depth-first order per tree, trees one after the other, so
+``parent[i] < i``. The free rigid objects of a world are one-body trees appended
+after the robot's bodies (humanoid_sim.world.assembly). Coordinates follow body
+order: each tree's q and v are contiguous. See ``docs/conventions.md`` for the
+q/v layout and frames.
 """
 
 from __future__ import annotations
@@ -172,11 +177,19 @@ class RobotModel:
         rotational inertia about the COM in body axes [kg m^2] (merged fixed
         children included).
       q_index[i], v_index[i]: first coordinate of joint i in q and v.
-    Per actuated joint (length nj = nv - 6 or nv):
-      joint_names[j], the URDF joint names, in v order after the base.
+    Per actuated joint (length nj: one per non-root body, in body order):
+      joint_names[j], the URDF joint names, in v order.
       limits: JointLimits.
       joint_dynamics: JointDynamics (damping, Coulomb friction); None (the default) means
         none on any joint.
+    Derived when the model is built (not constructor arguments):
+      tree_root (nb,): the root body of each body's tree (tree_root[i] == i for a root);
+      joint_body (nj,): the body each actuated joint moves;
+      joint_q_index, joint_v_index (nj,): each actuated joint's q and v coordinate.
+    With one tree (a robot alone) the joints are the last nj coordinates of q and v; with
+    free objects appended they are followed by the objects' coordinates, so index joints by
+    ``joint_q_index`` / ``joint_v_index`` (or ``joint_q_slice`` / ``joint_v_slice``), never
+    by ``nv - nj``.
     """
 
     name: str
@@ -198,12 +211,26 @@ class RobotModel:
     collision_shapes: tuple[CollisionShape, ...] = ()
     gravity: np.ndarray = field(default_factory=lambda: np.array([0.0, 0.0, -9.81]))
     joint_dynamics: JointDynamics = None  # type: ignore[assignment]  # None -> JointDynamics.none
+    tree_root: np.ndarray = field(init=False, repr=False, compare=False)
+    joint_body: np.ndarray = field(init=False, repr=False, compare=False)
+    joint_q_index: np.ndarray = field(init=False, repr=False, compare=False)
+    joint_v_index: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.joint_dynamics is None:
             object.__setattr__(self, "joint_dynamics", JointDynamics.none(len(self.joint_names)))
         _validate_tree(self)
         _validate_joint_parameters(self)
+        parent = np.asarray(self.parent, dtype=np.int64)
+        root = np.arange(len(parent), dtype=np.int64)
+        for i in range(len(parent)):
+            if parent[i] >= 0:
+                root[i] = root[parent[i]]
+        joint_body = np.flatnonzero(parent >= 0).astype(np.int64)
+        object.__setattr__(self, "tree_root", root)
+        object.__setattr__(self, "joint_body", joint_body)
+        object.__setattr__(self, "joint_q_index", np.asarray(self.q_index, dtype=np.int64)[joint_body])
+        object.__setattr__(self, "joint_v_index", np.asarray(self.v_index, dtype=np.int64)[joint_body])
         for value in self.__dict__.values():
             if isinstance(value, np.ndarray):
                 value.setflags(write=False)
@@ -228,11 +255,39 @@ class RobotModel:
 
     @property
     def floating_base(self) -> bool:
+        """Body 0 (the first tree's root: the robot's base) has a FREE joint."""
         return int(self.joint_type[0]) == JointType.FREE
 
     @property
     def total_mass(self) -> float:
+        """Mass of every body of every tree [kg] (``tree_mass`` for one tree)."""
         return float(np.sum(self.mass))
+
+    @property
+    def roots(self) -> np.ndarray:
+        """The root body of every tree, in body order, shape (number of trees,)."""
+        return np.flatnonzero(np.asarray(self.parent) < 0)
+
+    @property
+    def free_bodies(self) -> np.ndarray:
+        """The bodies with a FREE joint (the floating roots), in body order."""
+        return np.flatnonzero(np.asarray(self.joint_type) == JointType.FREE)
+
+    def tree_mass(self, root: int = 0) -> float:
+        """Mass of the tree whose root body is ``root`` [kg]."""
+        return float(np.sum(np.asarray(self.mass)[self.tree_root == root]))
+
+    @property
+    def joint_q_slice(self) -> slice:
+        """The actuated joints' q coordinates as one slice (length nj); ValueError when they
+        are not contiguous (joints of two robots)."""
+        return _contiguous(self.joint_q_index, "q", self.name)
+
+    @property
+    def joint_v_slice(self) -> slice:
+        """The actuated joints' v coordinates as one slice (length nj); ValueError when they
+        are not contiguous (joints of two robots)."""
+        return _contiguous(self.joint_v_index, "v", self.name)
 
     def joint_index(self, name: str) -> int:
         """Index of a joint in ``joint_names`` (and in the joint part of v).
@@ -252,6 +307,15 @@ class RobotModel:
             raise KeyError(
                 f"unknown frame {name!r}; valid frames: {', '.join(sorted(self.frames))}"
             ) from None
+
+
+def _contiguous(index: np.ndarray, what: str, name: str) -> slice:
+    if len(index) == 0:
+        return slice(0, 0)
+    start = int(index[0])
+    if not np.array_equal(index, np.arange(start, start + len(index))):
+        raise ValueError(f"RobotModel {name!r}: the actuated joints' {what} coordinates are not contiguous")
+    return slice(start, start + len(index))
 
 
 def _validate_tree(model: RobotModel) -> None:
@@ -275,38 +339,43 @@ def _validate_tree(model: RobotModel) -> None:
         if actual != shape:
             raise ValueError(f"RobotModel {model.name!r}: {name} has shape {actual}, expected {shape}")
     parent = np.asarray(model.parent)
-    if parent[0] != -1 or np.any(parent[1:] < 0) or np.any(parent[1:] >= np.arange(1, nb)):
+    if parent[0] != -1 or np.any(parent >= np.arange(nb)) or np.any(parent < -1):
         raise ValueError(
-            f"RobotModel {model.name!r}: parent must be -1 for body 0 and < i for body i (depth-first)"
+            f"RobotModel {model.name!r}: parent must be -1 for body 0 and -1 or < i for body i"
+            " (depth-first, trees one after the other)"
         )
-    if int(model.joint_type[0]) not in (JointType.FREE, JointType.FIXED_TO_WORLD):
-        raise ValueError(
-            f"RobotModel {model.name!r}: body 0 {model.body_names[0]!r} must be FREE or FIXED_TO_WORLD"
-        )
-    moving = [
-        i for i in range(1, nb) if int(model.joint_type[i]) in (JointType.REVOLUTE, JointType.PRISMATIC)
-    ]
-    if len(moving) != nb - 1:
-        bad = [model.body_names[i] for i in range(1, nb) if i not in moving]
+    roots = parent < 0
+    joint_type = np.asarray(model.joint_type)
+    bad_roots = [
+        model.body_names[i] for i in np.flatnonzero(roots)
+        if int(joint_type[i]) not in (JointType.FREE, JointType.FIXED_TO_WORLD)
+    ]  # fmt: skip
+    if bad_roots:
+        raise ValueError(f"RobotModel {model.name!r}: root bodies {bad_roots} must be FREE or FIXED_TO_WORLD")
+    bad = [
+        model.body_names[i] for i in np.flatnonzero(~roots)
+        if int(joint_type[i]) not in (JointType.REVOLUTE, JointType.PRISMATIC)
+    ]  # fmt: skip
+    if bad:
         raise ValueError(f"RobotModel {model.name!r}: bodies {bad} need a REVOLUTE or PRISMATIC joint")
-    if len(model.joint_names) != nb - 1:
+    nj = int(np.count_nonzero(~roots))
+    if len(model.joint_names) != nj:
         raise ValueError(
-            f"RobotModel {model.name!r}: {len(model.joint_names)} joint_names for {nb - 1} moving joints"
+            f"RobotModel {model.name!r}: {len(model.joint_names)} joint_names for {nj} moving joints"
         )
-    root_nq, root_nv = (7, 6) if int(model.joint_type[0]) == JointType.FREE else (0, 0)
-    if (model.nq, model.nv) != (root_nq + nb - 1, root_nv + nb - 1):
-        raise ValueError(
-            f"RobotModel {model.name!r}: nq, nv = {model.nq}, {model.nv}; expected"
-            f" {root_nq + nb - 1}, {root_nv + nb - 1}"
-        )
+    q_index, v_index, nq, nv = coordinate_indices(joint_type)
+    if (model.nq, model.nv) != (nq, nv):
+        raise ValueError(f"RobotModel {model.name!r}: nq, nv = {model.nq}, {model.nv}; expected {nq}, {nv}")
+    if not (np.array_equal(model.q_index, q_index) and np.array_equal(model.v_index, v_index)):
+        raise ValueError(f"RobotModel {model.name!r}: q_index, v_index must follow body order (coordinate_indices)")
     if not np.all(np.isfinite(model.mass)) or np.any(np.asarray(model.mass) < 0.0):
         raise ValueError(f"RobotModel {model.name!r}: masses must be finite and >= 0")
     for name in ("lower", "upper", "velocity", "effort", "k_velocity"):
-        if np.shape(getattr(model.limits, name)) != (nb - 1,):
-            raise ValueError(f"RobotModel {model.name!r}: limits.{name} must have shape ({nb - 1},)")
+        if np.shape(getattr(model.limits, name)) != (nj,):
+            raise ValueError(f"RobotModel {model.name!r}: limits.{name} must have shape ({nj},)")
     for name in ("damping", "friction"):
-        if np.shape(getattr(model.joint_dynamics, name)) != (nb - 1,):
-            raise ValueError(f"RobotModel {model.name!r}: joint_dynamics.{name} must have shape ({nb - 1},)")
+        if np.shape(getattr(model.joint_dynamics, name)) != (nj,):
+            raise ValueError(f"RobotModel {model.name!r}: joint_dynamics.{name} must have shape ({nj},)")
     for frame in model.frames.values():
         if not 0 <= frame.body < nb:
             raise ValueError(f"RobotModel {model.name!r}: frame {frame.name!r} on unknown body {frame.body}")

@@ -1,6 +1,6 @@
 """Named initial poses (config/initial_poses.yaml) turned into configurations q.
 
-The base height of a pose is computed by forward kinematics so the lowest
+The base height of a pose is computed by forward kinematics so the robot's lowest
 collision point touches the ground plane exactly (soles at ground height).
 """
 
@@ -75,12 +75,14 @@ def initial_pose_from_dict(name: str, raw: Mapping[str, Any]) -> InitialPose:
 
 def pose_configuration(model: RobotModel, pose: InitialPose, environment: Environment) -> np.ndarray:
     """Configuration q (nq,) of a pose (joint positions clamped to the URDF limits; base_z None:
-    the lowest collision point at the ground's height); raises KeyError naming an unknown joint."""
+    the lowest collision point of the robot at the ground's height); raises KeyError naming an
+    unknown joint. The robot is the tree of body 0; the other trees of a world's model (free
+    objects) keep their neutral configuration and do not count for the height
+    (WorldModel.initial_state places them)."""
     q = neutral_configuration(model).astype(float)
-    off = 7 if model.floating_base else 0
     for joint, value in pose.joints.items():
         j = model.joint_index(joint)
-        q[off + j] = np.clip(value, model.limits.lower[j], model.limits.upper[j])
+        q[model.joint_q_index[j]] = np.clip(value, model.limits.lower[j], model.limits.upper[j])
     if not model.floating_base:
         return q
     q[0:2] = pose.base_xy
@@ -92,7 +94,9 @@ def pose_configuration(model: RobotModel, pose: InitialPose, environment: Enviro
     ws = DynamicsWorkspace(model)
     ws.update(q, np.zeros(model.nv))
     det = ContactDetector(model, Environment(ground=environment.ground, boxes=()))
-    lowest = det.lowest_height(ws.R, ws.p)
+    p = ws.p.copy()
+    p[model.tree_root != 0, 2] = np.inf  # only the robot's own shapes rest on the ground
+    lowest = det.lowest_height(ws.R, p)
     if not np.isfinite(lowest):
         return q
     ground = environment.ground.height if environment.ground is not None else 0.0

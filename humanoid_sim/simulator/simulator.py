@@ -52,6 +52,7 @@ from humanoid_sim.contact.step_data import (
 )
 from humanoid_sim.contact.step_kernel import CAPACITY, NONFINITE, SINGULAR, step_nb
 from humanoid_sim.contact.virtual_link import ContactKind
+from humanoid_sim.dynamics.configuration import normalize_quaternions_into
 from humanoid_sim.dynamics.integrator import stage_work
 from humanoid_sim.dynamics.kinematic_tree import kinematic_tree
 from humanoid_sim.dynamics.workspace import DynamicsWorkspace
@@ -60,6 +61,7 @@ from humanoid_sim.model.robot_model import RobotModel
 from humanoid_sim.errors import UnknownNameError
 from humanoid_sim.simulator.initial_pose import InitialPose, load_initial_poses, pose_configuration, starting_pose
 from humanoid_sim.simulator.link_wrenches import LinkWrenches, generalized_force
+from humanoid_sim.world.assembly import WorldModel
 
 _KINDS = {int(k): k for k in ContactKind}
 
@@ -179,7 +181,8 @@ class StepResult(NamedTuple):
 
 
 class Simulator:
-    """A deterministic fixed-step simulator of one model in one environment."""
+    """A deterministic fixed-step simulator of one model in one environment: a robot, or a
+    world's robot and free objects as one model of several trees (``from_world``)."""
 
     def __init__(
         self,
@@ -192,6 +195,8 @@ class Simulator:
         if config.gravity is not None:
             model = dataclasses.replace(model, gravity=np.asarray(config.gravity, dtype=float).copy())
         self.model = model
+        # the world this simulator's model was assembled from (Simulator.from_world), else None
+        self.world_model: WorldModel | None = None
         self.providers = tuple(providers)
         self._validated_empty: list[OneSidedRows | None] = [None] * len(self.providers)
         self.ws = DynamicsWorkspace(model)
@@ -203,8 +208,9 @@ class Simulator:
             degenerate = model.mass[body] == 0.0 or np.linalg.eigvalsh(model.inertia_com[body])[0] <= 0.0
             if t.ndof[body] == 1 and degenerate:
                 self._armature[t.v_index[body]] = config.massless_link_armature
-        self._damping = np.zeros(model.nv)  # joint damping [N m s/rad or N s/m], zero on the base
-        self._damping[model.nv - model.nj :] = model.joint_dynamics.damping
+        self._joints = model.joint_v_slice  # the actuated joints' v coordinates (one robot's: contiguous)
+        self._damping = np.zeros(model.nv)  # joint damping [N m s/rad or N s/m], zero on free bodies
+        self._damping[self._joints] = model.joint_dynamics.damping
         # Joint damping is linearly implicit: every solve and every Runge-Kutta stage uses
         # (M + diag(armature) + dt D) a = tau - D v - b, i.e. the damping force at the velocity
         # the stage reaches, -D (v + dt a). Explicit damping diverges once D dt exceeds twice
@@ -238,7 +244,6 @@ class Simulator:
         self._element_names = env.element_names()
         self.gains = Gains.critically_damped(config.dt, config.correction_steps)
         self._correction_rate = 2.0 * self.gains.kd  # [1/s]
-        self._floating = model.floating_base
         self._tau_full = np.zeros(model.nv)
         self._effort_lo = -model.limits.effort
         # poses: None = the model's section of the bundled config/initial_poses.yaml (a missing
@@ -264,8 +269,36 @@ class Simulator:
         from humanoid_sim.model.urdf_loader import load_urdf
 
         sim = cls(load_urdf(urdf, mimic=mimic), config, providers)
-        q = pose_configuration(sim.model, starting_pose(sim.poses, pose, robot=sim.model.name), sim.config.environment)
-        sim.set_state(q, np.zeros(sim.model.nv))
+        sim._start(starting_pose(sim.poses, pose, robot=sim.model.name))
+        return sim
+
+    @classmethod
+    def from_world(
+        cls, world_model: WorldModel, pose: str = "", config: SimulatorConfig | None = None,
+        providers: Sequence[ConstraintProvider] = (), poses: dict[str, InitialPose] | None = None,
+    ) -> "Simulator":
+        """A simulator of a world's robot and free objects as one model
+        (world/assembly.py), with the world's ground and static boxes as the environment
+        (replacing ``config.environment``). The robot starts in ``pose`` ("": the world's robot
+        entry's initial_pose, else as ``from_urdf`` its "stand" pose if it has one, else its
+        neutral pose resting on the ground; the entry's base_position / base_rpy override the
+        pose's base),
+        every object at its world-file pose and twist; ``reset`` returns there.
+        ``sim.world_model`` says where each object's body and coordinates are."""
+        config = dataclasses.replace(config or SimulatorConfig(), environment=world_model.world.environment())
+        sim = cls(world_model.model, config, providers, poses)
+        sim.world_model = world_model
+        if world_model.robot is None:
+            sim.reset()
+            return sim
+        entry = world_model.world.robots[0] if world_model.world.robots else None
+        start = starting_pose(sim.poses, pose or (entry.initial_pose if entry else "") or "", robot=sim.model.name)
+        if entry is not None and entry.base_position is not None:
+            x, y, z = (float(c) for c in entry.base_position)
+            start = dataclasses.replace(start, base_xy=(x, y), base_z=z)
+        if entry is not None and entry.base_rpy is not None:
+            start = dataclasses.replace(start, base_rpy=tuple(float(a) for a in entry.base_rpy))
+        sim._start(start)
         return sim
 
     # ------------------------------------------------------------------ state
@@ -296,20 +329,34 @@ class Simulator:
         if not (np.all(np.isfinite(q)) and np.all(np.isfinite(v))):
             raise ValueError("state has non-finite entries")
         self._q = q.copy()
-        if self._floating:
-            self._q[3:7] /= np.linalg.norm(self._q[3:7])
+        normalize_quaternions_into(self._tree, self._q)
         self._v = v.copy()
         self._t = float(t)
         self._memory.count[:] = 0
 
     def reset(self, pose: str = "stand") -> np.ndarray:
-        """Reset to a named initial pose at rest (t = 0); returns q.
+        """Reset to a named initial pose at rest (t = 0); returns q. In a world
+        (``from_world``) the robot takes the pose at rest and every free object its
+        world-file pose and twist; a world without a robot has no poses (``pose`` unused).
         Raises UnknownNameError (a KeyError) listing the robot's poses."""
+        world = self.world_model
+        if world is not None and world.robot is None:
+            q, v = world.initial_state()
+            self.set_state(q, v)
+            return self.q
         if pose not in self.poses:
             raise UnknownNameError("initial pose", pose, self.poses, f"for robot {self.model.name!r}")
-        q = pose_configuration(self.model, self.poses[pose], self.config.environment)
-        self.set_state(q, np.zeros(self.model.nv))
-        return q.copy()
+        self._start(self.poses[pose])
+        return self.q
+
+    def _start(self, pose: InitialPose) -> None:
+        """The state of ``pose`` (the robot at rest, resting on the ground unless the pose
+        gives a height; in a world, the objects at their world-file pose and twist)."""
+        world, env = self.world_model, self.config.environment
+        if world is None:
+            self.set_state(pose_configuration(self.model, pose, env), np.zeros(self.model.nv))
+        else:
+            self.set_state(*world.initial_state(pose_configuration(world.robot, pose, env)))
 
     # ------------------------------------------------------------------ step
     def step(
@@ -364,7 +411,7 @@ class Simulator:
                     self._validated_empty[i] = r
         tau_full = self._tau_full
         tau_full[:] = 0.0
-        tau_full[model.nv - nj :] = tau_j
+        tau_full[self._joints] = tau_j
         if ext is not None:
             tau_full += ext
         hard_map, soft_force = self._provider_rows(rows, v)
@@ -399,27 +446,27 @@ class Simulator:
         end of the step for all joints at once, with the joint block of M^-1 and the joint
         velocities the step would reach without actuator effort (contacts not counted)."""
         ws, model, dt = self.ws, self.model, self.config.dt
-        nv, nj = model.nv, model.nj
+        nj, js = model.nj, self._joints
         rhs = self._free_rhs
         np.subtract(0.0 if ext is None else ext, ws.b, out=rhs)
         rhs -= self._damping * self._v
         # The rule's solution is unique: when the commanded efforts themselves end the step with
         # every ruled joint short of its ramp (|qdot| <= v_max - e / k_v, where the bounds are the
         # whole effort range), they are that solution and no joint block of M^-1 is needed.
-        rhs[nv - nj :] += tau_j
+        rhs[js] += tau_j
         cho_solve_vec(self._solve_scratch.L, rhs, self._free_acc)
-        qdot_end = self._v[nv - nj :] + dt * self._free_acc[nv - nj :]
+        qdot_end = self._v[js] + dt * self._free_acc[js]
         if np.all(np.abs(qdot_end) <= self._ramp_start):
             return tau_j
-        rhs[nv - nj :] -= tau_j
+        rhs[js] -= tau_j
         cho_solve_vec(self._solve_scratch.L, rhs, self._free_acc)
-        qdot_free = self._v[nv - nj :] + dt * self._free_acc[nv - nj :]
+        qdot_free = self._v[js] + dt * self._free_acc[js]
         Minv = self._Minv_joints
         Minv[:] = 0.0
-        Minv[nv - nj :, :] = np.eye(nj)
+        Minv[js, :] = np.eye(nj)
         cho_solve_into(self._solve_scratch.L, Minv)
         coupled_effort_limits_into(
-            np.ascontiguousarray(tau_j), qdot_free, np.ascontiguousarray(Minv[nv - nj :]), dt, self._velocity_rule,
+            np.ascontiguousarray(tau_j), qdot_free, np.ascontiguousarray(Minv[js]), dt, self._velocity_rule,
             False, self._velocity_work, self._tau_limited, self._qdot_end,
         )  # fmt: skip
         return self._tau_limited.copy()
@@ -462,7 +509,7 @@ class Simulator:
         self._out = allocate_output(nq, nv, P)
         friction = model.joint_dynamics.friction
         joints = np.flatnonzero(friction > 0.0)
-        self._friction = joint_friction(nv - model.nj + joints, friction[joints], nv)
+        self._friction = joint_friction(model.joint_v_index[joints], friction[joints], nv)
         old_scratch = getattr(self, "_solve_scratch", None)
         self._solve_scratch = allocate_solve(6 * C + K + len(joints), nv, P)
         if old_scratch is not None:  # the step's factor of M carries over (factored once per step)

@@ -53,8 +53,8 @@ def warm_up_scenarios(simulator: Simulator, q_rest: np.ndarray) -> dict[str, tup
     if simulator.providers and limited.size:
         j = int(limited[0])
         q, v = q_rest.copy(), zero.copy()
-        q[model.nq - model.nj + j] = upper[j]
-        v[model.nv - model.nj + j] = STOP_SPEED
+        q[model.joint_q_index[j]] = upper[j]
+        v[model.joint_v_index[j]] = STOP_SPEED
         scenarios["joint stop"] = (q, v)
     return scenarios
 
