@@ -131,8 +131,8 @@ def pinocchio_model_from_robot_model(model: RobotModel) -> pin.Model:
             attach.append((0, placement))
             pm.appendBodyToJoint(0, _inertia(model, i), _se3(placement))
             continue
-        if jt == JointType.FREE:
-            joint, name = pin.JointModelFreeFlyer(), "root_joint"
+        if jt == JointType.FREE:  # body 0's is the URDF loader's "root_joint"; other roots by body name
+            joint, name = pin.JointModelFreeFlyer(), "root_joint" if i == 0 else model.body_names[i]
         elif jt == JointType.REVOLUTE:
             joint, name = pin.JointModelRevoluteUnaligned(np.array(model.joint_axis[i])), next(names)
         else:
@@ -151,31 +151,37 @@ def _inertia(model: RobotModel, i: int) -> pin.Inertia:
 
 
 class PinocchioMap:
-    """Converts q, v between our layout and a Pinocchio model's (joints matched by name)."""
+    """Converts q, v between our layout and a Pinocchio model's (joints matched by name).
+
+    A free root other than body 0 (a free object of a world) is the Pinocchio free-flyer
+    joint named after its body; body 0's free base is Pinocchio's first joint."""
 
     def __init__(self, model: RobotModel, pin_model: pin.Model) -> None:
         self.model = model
         self.pin_model = pin_model
-        first_q = 7 if model.floating_base else 0
-        first_v = 6 if model.floating_base else 0
         self.perm = np.zeros(model.nv, dtype=int)  # ours[k] = pin[perm[k]]
-        self.perm[:first_v] = np.arange(first_v)
         self.q_slots: list[tuple[int, int, int]] = []  # (our q index, pin idx_q, pin nq)
+        for body in model.free_bodies:
+            joint = pin_model.joints[1 if body == 0 else pin_model.getJointId(model.body_names[body])]
+            assert joint.nv == 6, model.body_names[body]
+            vi = int(model.v_index[body])
+            self.perm[vi : vi + 6] = joint.idx_v + np.arange(6)
+            self.q_slots.append((int(model.q_index[body]), joint.idx_q, 7))
         for j, name in enumerate(model.joint_names):
             jid = pin_model.getJointId(name)
             assert jid < pin_model.njoints, f"joint {name} missing in Pinocchio model"
             joint = pin_model.joints[jid]
             assert joint.nv == 1, name
-            self.perm[first_v + j] = joint.idx_v
-            self.q_slots.append((first_q + j, joint.idx_q, joint.nq))
-        self.first_q = first_q
+            self.perm[model.joint_v_index[j]] = joint.idx_v
+            self.q_slots.append((int(model.joint_q_index[j]), joint.idx_q, joint.nq))
 
     def q(self, q: np.ndarray) -> np.ndarray:
         qp = pin.neutral(self.pin_model)
-        qp[: self.first_q] = q[: self.first_q]
         for ours, idx, nq in self.q_slots:
             if nq == 1:
                 qp[idx] = q[ours]
+            elif nq == 7:  # free flyer: position, quaternion (x, y, z, w) as ours
+                qp[idx : idx + 7] = q[ours : ours + 7]
             else:  # continuous joint: (cos, sin)
                 qp[idx : idx + 2] = np.cos(q[ours]), np.sin(q[ours])
         return qp
@@ -199,13 +205,15 @@ class PinocchioMap:
 def random_state(
     model: RobotModel, rng: np.random.Generator, joint_range: float = np.pi
 ) -> tuple[np.ndarray, np.ndarray]:
-    """A random (q, v): base within 1 m of the origin, random unit quaternion, joints
-    uniform in [-joint_range, joint_range] (limits ignored on purpose), v ~ N(0, 1)."""
+    """A random (q, v): every free body within 1 m of the origin with a random unit
+    quaternion, joints uniform in [-joint_range, joint_range] (limits ignored on purpose),
+    v ~ N(0, 1)."""
     q = rng.uniform(-joint_range, joint_range, size=model.nq)
-    if model.floating_base:
-        q[:3] = rng.uniform(-1.0, 1.0, size=3)
+    for body in model.free_bodies:
+        first = int(model.q_index[body])
+        q[first : first + 3] = rng.uniform(-1.0, 1.0, size=3)
         quat = rng.normal(size=4)
-        q[3:7] = quat / np.linalg.norm(quat)
+        q[first + 3 : first + 7] = quat / np.linalg.norm(quat)
     return q, rng.normal(size=model.nv)
 
 

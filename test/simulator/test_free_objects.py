@@ -1,0 +1,205 @@
+"""Free rigid objects of a world stepped in the one model with the robot (Simulator.from_world).
+
+Truths: without gravity and ground the robot and spinning objects conserve the kinetic
+energy and each tree its own spatial momentum; objects falling side by side follow the
+closed form of free fall (and of torque-free spin about a principal axis); a box dropped on
+the ground comes to rest on it; a sphere rolls down a slope at 5/7 g sin a; a reset puts
+the robot on the ground as alone and every object at its world-file pose and twist.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from humanoid_sim.contact.environment import GroundPlane, Material, rpy_to_rotation
+from humanoid_sim.dynamics.spatial import quaternion_to_rotation
+from humanoid_sim.dynamics.workspace import DynamicsWorkspace
+from humanoid_sim.model import load_urdf
+from humanoid_sim.model.robot_model import ShapeKind
+from humanoid_sim.simulator.simulator import Simulator, SimulatorConfig
+from humanoid_sim.world import FreeObject, RobotEntry, Shape, StaticShape, World, assemble_world_model
+
+HUMANOID = Path(__file__).resolve().parents[2] / "urdf" / "humanoid.urdf"
+G = 9.81
+BOX = Shape(ShapeKind.BOX, [0.4, 0.3, 0.2])
+
+
+def _box(name: str, **kw) -> FreeObject:
+    return FreeObject(name, BOX, 2.0, BOX.mass_properties(mass=2.0).inertia, **kw)
+
+
+def _sphere(name: str, radius: float = 0.1, mass: float = 1.0, **kw) -> FreeObject:
+    shape = Shape(ShapeKind.SPHERE, [radius])
+    return FreeObject(name, shape, mass, shape.mass_properties(mass=mass).inertia, **kw)
+
+
+def _free_humanoid():
+    """The bundled humanoid without joint damping and friction and with velocity limits out
+    of reach (nothing that dissipates at zero torque)."""
+    text = re.sub(r"<dynamics\b[^>]*?(/>|>.*?</dynamics>)", "", HUMANOID.read_text(), flags=re.S)
+    return load_urdf(re.sub(r'(<limit\b[^>]*?\bvelocity=)"[^"]*"', r'\1"1e6"', text))
+
+
+def _tree_momenta(ws: DynamicsWorkspace, tree_root: np.ndarray, roots: np.ndarray) -> np.ndarray:
+    """Spatial momentum (linear, angular about the world origin) of each tree, (trees, 6)."""
+    h = np.einsum("bij,bj->bi", ws.Iw, ws.V)
+    return np.array([h[tree_root == r].sum(axis=0) for r in roots])
+
+
+def test_free_flight_of_robot_and_spinning_objects_conserves_energy_and_each_trees_momentum():
+    world = World(
+        ground=None,
+        objects=(
+            _box("crate", position=[1.0, 0.0, 1.0], linear_velocity=[-0.2, 0.1, 0.0], angular_velocity=[3.0, -4.0, 5.0]),
+            _sphere("ball", position=[0.0, 1.5, 0.5], linear_velocity=[0.3, 0.0, 0.1], angular_velocity=[0.0, 8.0, 1.0]),
+        ),
+    )
+    wm = assemble_world_model(world, _free_humanoid())
+    sim = Simulator.from_world(wm, "stand", SimulatorConfig(gravity=np.zeros(3)))
+    assert sim.config.environment.ground is None
+    q0, v0 = sim.q, sim.v
+    rng = np.random.default_rng(3)
+    v0[:3] = [0.2, -0.1, 0.3]
+    v0[3:6] = [1.0, -2.0, 2.5]
+    v0[wm.model.joint_v_slice] = rng.uniform(-2.0, 2.0, wm.model.nj)
+    sim.set_state(q0, v0)
+    model = sim.model
+    ws = DynamicsWorkspace(model)
+    armature = sim.armature
+
+    def measure(q, v):
+        ws.update(q, v)
+        return 0.5 * float(v @ ws.M @ v + armature @ (v * v)), _tree_momenta(ws, model.tree_root, model.roots)
+
+    T0, h0 = measure(q0, v0)
+    worst_T = 0.0
+    worst_h = np.zeros(len(model.roots))
+    scale = np.linalg.norm(h0, axis=1)
+    for step in range(2000):  # 2 s at 1 ms
+        r = sim.step()
+        if step % 10 == 9:
+            T, h = measure(r.q, r.v)
+            worst_T = max(worst_T, abs(T - T0) / T0)
+            worst_h = np.maximum(worst_h, np.linalg.norm(h - h0, axis=1) / scale)
+    print(f"|dT|/T {worst_T:.2e}; per tree |dh|/|h| {worst_h}")
+    assert worst_T <= 1e-4
+    assert np.all(worst_h <= 1e-6)
+    assert r.contacts == ()
+
+
+def test_objects_falling_side_by_side_follow_the_closed_form():
+    """No ground: a box spinning about a principal axis and a sphere, both thrown, over 1 s."""
+    p_box, v_box, w_box = np.array([0.0, 0.0, 2.0]), np.array([1.0, 0.0, 3.0]), np.array([0.0, 0.0, 4.0])
+    p_ball, v_ball, w_ball = np.array([1.0, 0.0, 2.0]), np.array([0.0, -0.5, 0.0]), np.array([2.0, -1.0, 3.0])
+    world = World(
+        ground=None,
+        objects=(
+            _box("box", position=p_box, linear_velocity=v_box, angular_velocity=w_box),
+            _sphere("ball", position=p_ball, linear_velocity=v_ball, angular_velocity=w_ball),
+        ),
+    )
+    wm = assemble_world_model(world)
+    sim = Simulator.from_world(wm)
+    assert wm.model.nq == 14 and wm.model.nv == 12 and wm.model.nj == 0
+    t = 1.0
+    for _ in range(round(t / sim.config.dt)):
+        sim.step()
+    g = np.array([0.0, 0.0, -G])
+    q, v = sim.q, sim.v
+    for obj, p0, v0, w0 in ((wm.object("box"), p_box, v_box, w_box), (wm.object("ball"), p_ball, v_ball, w_ball)):
+        R = quaternion_to_rotation(q[obj.q][3:7])
+        np.testing.assert_allclose(q[obj.q][:3], p0 + v0 * t + 0.5 * g * t * t, atol=1e-9)
+        np.testing.assert_allclose(R @ v[obj.v][:3], v0 + g * t, atol=1e-9)
+        np.testing.assert_allclose(R @ v[obj.v][3:], w0, atol=1e-9)  # torque-free, about a principal axis / a sphere
+        angle = np.linalg.norm(w0) * t  # constant spin: R(t) = exp(w0 t)
+        axis = w0 / np.linalg.norm(w0)
+        K = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
+        np.testing.assert_allclose(R, np.eye(3) + np.sin(angle) * K + (1 - np.cos(angle)) * K @ K, atol=1e-9)
+
+
+def test_a_box_dropped_on_the_ground_comes_to_rest_on_it():
+    world = World(objects=(_box("box", position=[0.0, 0.0, 0.4], rpy=[0.1, -0.05, 0.3]),))
+    sim = Simulator.from_world(assemble_world_model(world))
+    for _ in range(2000):
+        r = sim.step()
+    obj = sim.world_model.object("box")
+    q, v = sim.q, sim.v
+    R = quaternion_to_rotation(q[obj.q][3:7])
+    assert np.linalg.norm(v[obj.v]) < 1e-3
+    assert q[obj.q][2] == pytest.approx(0.1, abs=1e-3)  # on its largest face: half its 0.2 m height
+    assert abs(R[2, 2]) == pytest.approx(1.0, abs=1e-4)
+    assert r.contacts and all(c.link == "box" and c.element == "ground" for c in r.contacts)
+    assert sum(c.wrench_world[2] for c in r.contacts) == pytest.approx(2.0 * G, rel=1e-3)
+    assert r.max_penetration < 1e-4
+
+
+def test_a_sphere_object_rolls_down_a_slope_at_five_sevenths_g_sin_alpha():
+    alpha, radius = np.radians(20.0), 0.05
+    Rs = rpy_to_rotation([0.0, alpha, 0.0])
+    slope = StaticShape("slope", BOX.__class__(ShapeKind.BOX, [40.0, 4.0, 0.2]), np.zeros(3), [0.0, alpha, 0.0],
+                        Material(1.0, 0.8, 0.0))  # fmt: skip
+    p0 = Rs[:, 2] * (0.1 + radius)
+    world = World(ground=None, static=(slope,), objects=(_sphere("ball", radius, position=p0),))
+    sim = Simulator.from_world(assemble_world_model(world))
+    obj = sim.world_model.object("ball")
+    lost = 0
+    for _ in range(1000):
+        lost += not sim.step().contacts
+    R = quaternion_to_rotation(sim.q[obj.q][3:7])
+    rate = float((R @ sim.v[obj.v][:3]) @ Rs[:, 0]) / 1.0
+    print(f"sphere object: {rate / (G * np.sin(alpha)):.5f} g sin(alpha)")
+    assert lost == 0
+    assert rate == pytest.approx(5.0 / 7.0 * G * np.sin(alpha), rel=5e-3)
+
+
+def test_reset_puts_the_robot_on_the_ground_as_alone_and_the_objects_at_their_pose_and_twist():
+    robot = load_urdf(HUMANOID)
+    crate = _box("crate", position=[0.6, 0.0, 0.1], rpy=[0.0, 0.0, 0.5], linear_velocity=[0.0, 1.0, 0.0],
+                 angular_velocity=[0.0, 0.0, 2.0])  # fmt: skip
+    ball = _sphere("ball", position=[0.0, 0.0, -0.5])  # below the ground: must not lift the robot
+    world = World(ground=GroundPlane(0.0), objects=(crate, ball), robots=(RobotEntry("humanoid", "urdf/humanoid.urdf"),))
+    wm = assemble_world_model(world, robot)
+    sim = Simulator.from_world(wm, "stand")
+    alone = Simulator(robot)
+    q_alone = alone.reset("stand")
+    for q in (sim.q, sim.reset("stand")):
+        np.testing.assert_allclose(q[: wm.robot_nq], q_alone, atol=1e-12)
+        obj = wm.object("crate")
+        np.testing.assert_allclose(q[obj.q][:3], [0.6, 0.0, 0.1])
+        R = quaternion_to_rotation(q[obj.q][3:7])
+        np.testing.assert_allclose(R, rpy_to_rotation([0.0, 0.0, 0.5]), atol=1e-12)
+        v = sim.v
+        np.testing.assert_allclose(R @ v[obj.v][:3], [0.0, 1.0, 0.0], atol=1e-12)
+        np.testing.assert_allclose(R @ v[obj.v][3:], [0.0, 0.0, 2.0], atol=1e-12)
+        np.testing.assert_array_equal(v[: wm.robot_nv], 0.0)
+        assert sim.t == 0.0
+
+
+def test_set_state_makes_every_free_bodys_quaternion_unit():
+    world = World(objects=(_box("a", position=[0, 0, 1]), _box("b", position=[1, 0, 1])))
+    sim = Simulator.from_world(assemble_world_model(world))
+    q = sim.q
+    for obj in sim.world_model.objects:
+        q[obj.q.start + 3 : obj.q.stop] *= 3.0
+    sim.set_state(q, sim.v)
+    for obj in sim.world_model.objects:
+        assert np.linalg.norm(sim.q[obj.q][3:7]) == pytest.approx(1.0, abs=1e-15)
+
+
+def test_the_robot_and_a_crate_beside_it_both_rest_on_the_ground():
+    robot = load_urdf(HUMANOID)
+    world = World(objects=(_box("crate", position=[0.8, 0.0, 0.1]),))
+    sim = Simulator.from_world(assemble_world_model(world, robot), "stand")
+    q0 = sim.q
+    obj = sim.world_model.object("crate")
+    for _ in range(100):
+        r = sim.step()
+    links = {c.link for c in r.contacts}
+    assert "crate" in links and len(links) > 1  # the crate and the robot's feet
+    np.testing.assert_allclose(sim.q[obj.q], q0[obj.q], atol=1e-6)
+    crate_force = sum(c.wrench_world[2] for c in r.contacts if c.link == "crate")
+    assert crate_force == pytest.approx(2.0 * G, rel=1e-3)
