@@ -111,7 +111,7 @@ def test_fixed_and_welded_mimic_joints_carry_no_dynamics() -> None:
 
 
 def rebuilt(model, **changes):
-    fields = {f.name: getattr(model, f.name) for f in dataclasses.fields(model)}
+    fields = {f.name: getattr(model, f.name) for f in dataclasses.fields(model) if f.init}
     fields.update(changes)
     return type(model)(**fields)
 
