@@ -20,6 +20,7 @@ from humanoid_sim.dynamics.spatial import quaternion_to_rotation
 from humanoid_sim.dynamics.workspace import DynamicsWorkspace
 from humanoid_sim.model import load_urdf
 from humanoid_sim.model.robot_model import ShapeKind
+from humanoid_sim.simulator.link_wrenches import LinkWrench
 from humanoid_sim.simulator.simulator import Simulator, SimulatorConfig
 from humanoid_sim.world import FreeObject, RobotEntry, Shape, StaticShape, World, assemble_world_model
 
@@ -137,23 +138,47 @@ def test_a_box_dropped_on_the_ground_comes_to_rest_on_it():
     assert r.max_penetration < 1e-4
 
 
-def test_a_sphere_object_rolls_down_a_slope_at_five_sevenths_g_sin_alpha():
+def test_sphere_objects_roll_down_a_slope_at_five_sevenths_g_sin_alpha():
+    """Two balls side by side (the second's coordinates after the first's: each free body's
+    contact force is held fixed in the world over the step on its own coordinates)."""
     alpha, radius = np.radians(20.0), 0.05
     Rs = rpy_to_rotation([0.0, alpha, 0.0])
-    slope = StaticShape("slope", BOX.__class__(ShapeKind.BOX, [40.0, 4.0, 0.2]), np.zeros(3), [0.0, alpha, 0.0],
+    slope = StaticShape("slope", Shape(ShapeKind.BOX, [40.0, 4.0, 0.2]), np.zeros(3), [0.0, alpha, 0.0],
                         Material(1.0, 0.8, 0.0))  # fmt: skip
     p0 = Rs[:, 2] * (0.1 + radius)
-    world = World(ground=None, static=(slope,), objects=(_sphere("ball", radius, position=p0),))
-    sim = Simulator.from_world(assemble_world_model(world))
-    obj = sim.world_model.object("ball")
+    balls = tuple(_sphere(f"ball{k}", radius, position=p0 + [0.0, y, 0.0]) for k, y in enumerate((-1.0, 1.0)))
+    sim = Simulator.from_world(assemble_world_model(World(ground=None, static=(slope,), objects=balls)))
     lost = 0
     for _ in range(1000):
-        lost += not sim.step().contacts
-    R = quaternion_to_rotation(sim.q[obj.q][3:7])
-    rate = float((R @ sim.v[obj.v][:3]) @ Rs[:, 0]) / 1.0
-    print(f"sphere object: {rate / (G * np.sin(alpha)):.5f} g sin(alpha)")
+        lost += len(sim.step().contacts) != 2
     assert lost == 0
-    assert rate == pytest.approx(5.0 / 7.0 * G * np.sin(alpha), rel=5e-3)
+    for obj in sim.world_model.objects:
+        R = quaternion_to_rotation(sim.q[obj.q][3:7])
+        rate = float((R @ sim.v[obj.v][:3]) @ Rs[:, 0]) / 1.0
+        print(f"{obj.name}: {rate / (G * np.sin(alpha)):.5f} g sin(alpha)")
+        assert rate == pytest.approx(5.0 / 7.0 * G * np.sin(alpha), rel=5e-3)
+
+
+def test_a_crate_pushed_near_its_base_slides_against_mu_d_m_g():
+    """A 10 kg crate on the ground (mu_d 0.5) pushed by 80 N along x 5 cm above its bottom
+    face (no tipping): a = (F - mu_d m g) / m from rest."""
+    world = World(
+        ground=GroundPlane(0.0, Material(0.6, 0.5, 0.0)),
+        objects=(FreeObject("crate", Shape(ShapeKind.BOX, [0.4, 0.6, 0.5]), 10.0,
+                            Shape(ShapeKind.BOX, [0.4, 0.6, 0.5]).mass_properties(mass=10.0).inertia,
+                            position=[0.0, 0.0, 0.25]),),
+    )  # fmt: skip
+    sim = Simulator.from_world(assemble_world_model(world))
+    crate = sim.world_model.object("crate")
+    push = {"crate": LinkWrench(np.array([80.0, 0.0, 0.0, 0.0, 0.0, 0.0]), np.array([0.0, 0.0, -0.2]))}
+    for _ in range(500):
+        r = sim.step(link_wrenches=push)
+    expected = (80.0 - 0.5 * 10.0 * G) / 10.0 * 0.5
+    R = quaternion_to_rotation(sim.q[crate.q][3:7])
+    speed = (R @ sim.v[crate.v][:3])[0]
+    print(f"crate: {speed:.5f} m/s after 0.5 s, closed form {expected:.5f}")
+    assert speed == pytest.approx(expected, rel=1e-2)
+    assert abs(sim.q[crate.q][2] - 0.25) < 1e-4 and all(not c.sticking for c in r.contacts)
 
 
 def test_reset_puts_the_robot_on_the_ground_as_alone_and_the_objects_at_their_pose_and_twist():
