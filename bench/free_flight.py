@@ -21,8 +21,13 @@ limiting the actuator effort brake a joint even at zero command) still conserves
    spinning at 50 rad/s about the body axis (1, 1, 1)/sqrt(3) (not a principal axis) with its
    CoM at rest; 1 s. Printed: max |T(t) - T(0)| / T(0) and its final value.
 
+3. The humanoid of 1. with two free objects of a world (humanoid_sim.world.assembly: a 2 kg
+   box 0.4 x 0.3 x 0.2 m spinning at (3, -4, 5) rad/s and a 1 kg ball of radius 0.1 m at
+   (0, 8, 1) rad/s, both thrown), one model of three trees stepped as one, seed 0's
+   humanoid velocities; 2 s. Printed as 1. (momenta of the whole system).
+
 Targets (checked with ``--check``, exit 1 on a miss; the exit code is 0 otherwise): humanoid
-|ΔT|/T <= 1e-4 and both momenta <= 1e-6 relative; cube |ΔT|/T <= 1e-3. A run that raises is
+and world |ΔT|/T <= 1e-4 and both momenta <= 1e-6 relative; cube |ΔT|/T <= 1e-3. A run that raises is
 a failure (its message printed), never a crash of the script.
 
 Usage: python bench/free_flight.py [--seeds 5] [--duration 2] [--cube-duration 1] [--dt 1e-3] [--check]
@@ -162,6 +167,31 @@ def humanoid_runs(args) -> list[FlightResult]:
     return out
 
 
+def world_runs(args) -> list[FlightResult]:
+    from humanoid_sim.world import FreeObject, Shape, World, assemble_world_model
+    from humanoid_sim.model.robot_model import ShapeKind
+
+    try:
+        box, ball_shape = Shape(ShapeKind.BOX, [0.4, 0.3, 0.2]), Shape(ShapeKind.SPHERE, [0.1])
+        objects = (
+            FreeObject("box", box, 2.0, box.mass_properties(mass=2.0).inertia, position=[1.0, 0.0, 1.0],
+                       linear_velocity=[-0.2, 0.1, 0.0], angular_velocity=[3.0, -4.0, 5.0]),
+            FreeObject("ball", ball_shape, 1.0, ball_shape.mass_properties(mass=1.0).inertia, position=[0.0, 1.5, 0.5],
+                       linear_velocity=[0.3, 0.0, 0.1], angular_velocity=[0.0, 8.0, 1.0]),
+        )  # fmt: skip
+        robot = load_urdf(free_joints(HUMANOID_URDF.read_text()))
+        world = assemble_world_model(World(ground=None, objects=objects), robot)
+        sim = Simulator.from_world(world, "stand", free_config(args.dt))
+        q0, v0 = sim.q, sim.v
+    except Exception as exc:  # noqa: BLE001
+        return [FlightResult("world", 0.0, math.nan, math.nan, math.nan, math.nan, f"setup: {type(exc).__name__}: {exc}", math.nan)]
+    rng = np.random.default_rng(0)
+    v0[:3] = ball(rng, 0.5)
+    v0[3:6] = ball(rng, 5.0)
+    v0[world.model.joint_v_slice] = rng.uniform(-2.0, 2.0, robot.nj)
+    return [fly("humanoid + box + ball", sim, q0, v0, args.duration, momenta=True)]
+
+
 def cube_runs(args) -> list[FlightResult]:
     out = []
     for label, offset in (("cube, origin at CoM", np.zeros(3)), ("cube, origin 0.1 m off CoM", np.array([0.06, -0.05, 0.0624]))):
@@ -220,19 +250,23 @@ def main(argv=None) -> int:
     print_results(f"bundled humanoid, {args.duration:g} s", hum)
     cube = cube_runs(args)
     print_results(f"cube {CUBE_SIZE.tolist()} m, {CUBE_MASS:g} kg, {CUBE_SPIN:g} rad/s about (1,1,1), {args.cube_duration:g} s", cube)
+    world = world_runs(args)
+    print_results(f"world: the humanoid and two spinning objects as one model, {args.duration:g} s", world)
 
     misses = []
-    if any(r.failure for r in hum + cube):
-        misses.append(f"{sum(bool(r.failure) for r in hum + cube)} runs failed")
-    if hum:
-        e, lin, ang = worst(r.energy_max for r in hum), worst(r.linear for r in hum), worst(r.angular for r in hum)
-        print(f"humanoid worst: |ΔT|/T {e:.2e} (target 1e-4), |ΔP|/|P| {lin:.2e}, |ΔL|/|L| {ang:.2e} (target 1e-6)")
+    if any(r.failure for r in hum + cube + world):
+        misses.append(f"{sum(bool(r.failure) for r in hum + cube + world)} runs failed")
+    for label, runs in (("humanoid", hum), ("world", world)):
+        if not runs:
+            continue
+        e, lin, ang = worst(r.energy_max for r in runs), worst(r.linear for r in runs), worst(r.angular for r in runs)
+        print(f"{label} worst: |ΔT|/T {e:.2e} (target 1e-4), |ΔP|/|P| {lin:.2e}, |ΔL|/|L| {ang:.2e} (target 1e-6)")
         if not e <= TARGET_ENERGY:
-            misses.append(f"humanoid |ΔT|/T {e:.2e} > {TARGET_ENERGY:g}")
+            misses.append(f"{label} |ΔT|/T {e:.2e} > {TARGET_ENERGY:g}")
         if not lin <= TARGET_MOMENTUM:
-            misses.append(f"humanoid linear momentum drift {lin:.2e} > {TARGET_MOMENTUM:g}")
+            misses.append(f"{label} linear momentum drift {lin:.2e} > {TARGET_MOMENTUM:g}")
         if not ang <= TARGET_MOMENTUM:
-            misses.append(f"humanoid angular momentum drift {ang:.2e} > {TARGET_MOMENTUM:g}")
+            misses.append(f"{label} angular momentum drift {ang:.2e} > {TARGET_MOMENTUM:g}")
     c = worst(r.energy_max for r in cube)
     print(f"cube worst: |ΔT|/T {c:.2e} (target 1e-3)")
     if not c <= TARGET_CUBE:
