@@ -6,6 +6,9 @@
   Pinocchio, so the oracle does not share any of our code.
 - ``PinocchioMap``: converts q, v, a between our layout and Pinocchio's (joint
   order matched by name, continuous joints (cos, sin) in Pinocchio).
+- ``free_objects`` / ``add_free_objects``: free rigid objects of a world, appended as
+  one-body FREE trees by ``assemble_world_model``; in Pinocchio free-flyer joints under
+  the universe named after the object.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_sim.model.resource_paths import example_robot_data_share_dirs
-from humanoid_sim.model.robot_model import Frame, JointLimits, JointType, RobotModel, coordinate_indices
+from humanoid_sim.model.robot_model import Frame, JointLimits, JointType, RobotModel, ShapeKind, coordinate_indices
+from humanoid_sim.world import FreeObject, Shape
 
 
 def example_robot_urdf(relative: str) -> Path:
@@ -109,6 +113,28 @@ def random_tree_model(
         frames=frames,
         gravity=np.array(gravity, dtype=float),
     )
+
+
+def free_objects() -> tuple[FreeObject, ...]:
+    """A 10 kg box, a box of distinct principal moments with its centre of mass off its
+    origin and a turned inertia, and a ball."""
+    box = Shape(ShapeKind.BOX, [0.4, 0.3, 0.2])
+    R = _random_rotation(np.random.default_rng(7))
+    return (
+        FreeObject("crate", box, 10.0, box.mass_properties(mass=10.0).inertia, position=[0.6, 0.0, 0.25]),
+        FreeObject("odd_box", box, 2.5, R @ np.diag([0.03, 0.05, 0.07]) @ R.T, com=[0.05, -0.02, 0.01]),
+        FreeObject("ball", Shape(ShapeKind.SPHERE, [0.11]), 0.43, np.eye(3) * 0.4 * 0.43 * 0.11**2),
+    )
+
+
+def add_free_objects(pin_model: pin.Model, model: RobotModel, first_object: int) -> None:
+    """Our bodies first_object .. nb - 1 (free objects) as free-flyer joints under
+    Pinocchio's universe, each with a frame of its name at its origin."""
+    for body in range(first_object, model.nb):
+        name = model.body_names[body]
+        jid = pin_model.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), name)
+        pin_model.appendBodyToJoint(jid, _inertia(model, body), pin.SE3.Identity())
+        pin_model.addFrame(pin.Frame(name, jid, 0, pin.SE3.Identity(), pin.FrameType.OP_FRAME))
 
 
 def _se3(X: np.ndarray) -> pin.SE3:
