@@ -6,7 +6,7 @@ one); ``World`` and its parts are frozen dataclasses validated where they are bu
 model of several trees for the simulator (``Simulator.from_world``).
 """
 
-from humanoid_sim.world.assembly import ObjectBody, WorldModel, assemble_world_model
+from humanoid_sim.world.assembly import ObjectBody, WorldModel, assemble_world_model, load_world_robot
 from humanoid_sim.world.description import FreeObject, RobotEntry, StaticShape, World
 from humanoid_sim.world.inertia import MassProperties
 from humanoid_sim.world.loader import WorldConfigError, load_world, world_from_dict
@@ -24,5 +24,6 @@ __all__ = [
     "WorldModel",
     "assemble_world_model",
     "load_world",
+    "load_world_robot",
     "world_from_dict",
 ]

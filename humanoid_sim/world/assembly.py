@@ -15,6 +15,7 @@ alone. ``RobotModel.tree_root`` tells the trees apart (an object body is its own
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -33,9 +34,9 @@ from humanoid_sim.model.robot_model import (
     ShapeKind,
     coordinate_indices,
 )
-from humanoid_sim.world.description import FreeObject, World
+from humanoid_sim.world.description import FreeObject, RobotEntry, World
 
-__all__ = ["ObjectBody", "WorldModel", "assemble_world_model"]
+__all__ = ["ObjectBody", "WorldModel", "assemble_world_model", "load_world_robot"]
 
 WORLD_MODEL_NAME = "world"  # the combined model's name when the world has no robot
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)  # [m/s^2], world frame, when there is no robot model to take it from
@@ -124,11 +125,37 @@ def _object_shape(obj: FreeObject, body: int) -> CollisionShape:
     )
 
 
+def load_world_robot(world: World, mimic: str = "error") -> RobotModel | None:
+    """The RobotModel of the world's robot entry (its ``urdf``: a file path, else a path
+    inside the package's share directory), None for a world without robots. Raises
+    DataFileNotFoundError naming the places searched, UrdfError for a URDF that does not
+    load, InvalidValueError for a world of several robots (one robot per simulated world)."""
+    _one_robot(world)
+    if not world.robots:
+        return None
+    from humanoid_sim.model.urdf_loader import load_urdf
+    from humanoid_sim.package_data import package_file
+
+    entry: RobotEntry = world.robots[0]
+    path = Path(entry.urdf)
+    return load_urdf(path if path.is_file() else package_file(entry.urdf), mimic=mimic)
+
+
+def _one_robot(world: World) -> None:
+    if len(world.robots) > 1:
+        raise InvalidValueError(
+            f"world: {len(world.robots)} robots ({', '.join(r.name for r in world.robots)}); a simulated world"
+            " holds one robot for now"
+        )
+
+
 def assemble_world_model(world: World, robot: RobotModel | None = None) -> WorldModel:
     """The combined model of ``robot`` (None: no robot) and the free objects of ``world``
-    (module docstring). Gravity is the robot model's, else (0, 0, -9.81) m/s^2.
-    Raises InvalidValueError (a ValueError) when an object's name is already a body or frame
-    name of the robot, or when there is neither a robot nor an object."""
+    (module docstring); ``load_world_robot(world)`` gives the robot of the world's entry.
+    Gravity is the robot model's, else (0, 0, -9.81) m/s^2. Raises InvalidValueError (a
+    ValueError) when an object's name is already a body or frame name of the robot, when
+    there is neither a robot nor an object, or when the world has several robots."""
+    _one_robot(world)
     objects = world.objects
     if robot is None and not objects:
         raise InvalidValueError("world: nothing to simulate (no robot and no free objects)")

@@ -22,6 +22,7 @@ from humanoid_sim.model import load_urdf
 from humanoid_sim.model.robot_model import ShapeKind
 from humanoid_sim.simulator.link_wrenches import LinkWrench
 from humanoid_sim.simulator.simulator import Simulator, SimulatorConfig
+from humanoid_sim.errors import UnknownNameError
 from humanoid_sim.world import FreeObject, RobotEntry, Shape, StaticShape, World, assemble_world_model
 
 HUMANOID = Path(__file__).resolve().parents[2] / "urdf" / "humanoid.urdf"
@@ -228,3 +229,19 @@ def test_the_robot_and_a_crate_beside_it_both_rest_on_the_ground():
     np.testing.assert_allclose(sim.q[obj.q], q0[obj.q], atol=1e-6)
     crate_force = sum(c.wrench_world[2] for c in r.contacts if c.link == "crate")
     assert crate_force == pytest.approx(2.0 * G, rel=1e-3)
+
+
+def test_the_world_robot_entry_gives_the_pose_and_the_base():
+    robot = load_urdf(HUMANOID)
+    entry = RobotEntry("humanoid", "urdf/humanoid.urdf", initial_pose="stand", base_position=[0.5, 0.2, 1.2],
+                       base_rpy=[0.0, 0.0, 0.3])  # fmt: skip
+    wm = assemble_world_model(World(objects=(_box("crate", position=[2.0, 0.0, 0.1]),), robots=(entry,)), robot)
+    sim = Simulator.from_world(wm)
+    alone = Simulator(robot)
+    stand = alone.reset("stand")
+    q = sim.q
+    np.testing.assert_allclose(q[:3], [0.5, 0.2, 1.2])
+    np.testing.assert_allclose(quaternion_to_rotation(q[3:7]), rpy_to_rotation([0.0, 0.0, 0.3]), atol=1e-12)
+    np.testing.assert_allclose(q[robot.joint_q_slice], stand[robot.joint_q_slice])
+    with pytest.raises(UnknownNameError, match="valid initial poses"):
+        Simulator.from_world(wm, "no_such_pose")

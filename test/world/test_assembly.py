@@ -12,7 +12,7 @@ from humanoid_sim.errors import InvalidValueError, UnknownNameError
 from humanoid_sim.model import load_urdf
 from humanoid_sim.model.robot_model import JointType, ShapeKind
 from humanoid_sim.model.urdf_builder import chain_urdf
-from humanoid_sim.world import FreeObject, Shape, World, assemble_world_model, load_world
+from humanoid_sim.world import FreeObject, RobotEntry, Shape, World, assemble_world_model, load_world, load_world_robot
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -126,3 +126,15 @@ def test_a_welded_robot_keeps_its_joints_first() -> None:
     wm = assemble_world_model(World(objects=(FreeObject("box", box, 1.0, box.mass_properties(mass=1.0).inertia),)), robot)
     assert wm.model.joint_v_slice == slice(0, 2) and wm.object("box").v == slice(2, 8)
     assert wm.model.floating_base is False
+
+
+def test_the_world_robot_is_loaded_from_its_entry_and_one_robot_is_the_limit(humanoid) -> None:
+    world = load_world(REPO / "config" / "worlds" / "box_push.yaml")
+    robot = load_world_robot(world)
+    assert robot.name == humanoid.name and robot.body_names == humanoid.body_names
+    assert load_world_robot(load_world(REPO / "config" / "worlds" / "cube_stack_5.yaml")) is None
+    two = World(robots=(RobotEntry("a", "urdf/humanoid.urdf"), RobotEntry("b", "urdf/humanoid.urdf")))
+    with pytest.raises(InvalidValueError, match=r"2 robots \(a, b\); a simulated world holds one robot"):
+        load_world_robot(two)
+    with pytest.raises(InvalidValueError, match="2 robots"):
+        assemble_world_model(two, humanoid)
