@@ -79,6 +79,15 @@ class WorldModel:
     robot_nq: int
     robot_nv: int
 
+    @property
+    def object_of_body(self) -> np.ndarray:
+        """Per body of ``model`` (nb,): the index of its object in ``objects``, -1 for the
+        robot's bodies."""
+        out = np.full(self.model.nb, -1, dtype=np.int64)
+        for k, obj in enumerate(self.objects):
+            out[obj.body] = k
+        return out
+
     def object(self, name: str) -> ObjectBody:
         """The named object; UnknownNameError (a KeyError) lists the objects."""
         for obj in self.objects:

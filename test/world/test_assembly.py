@@ -58,6 +58,7 @@ def test_the_objects_follow_the_robots_bodies_and_coordinates(humanoid) -> None:
     assert len(m.collision_shapes) == len(humanoid.collision_shapes) + 1
     assert m.frame("crate").body == b and set(humanoid.frames) < set(m.frames)
     assert obj.material.mu_d == 0.5 and obj.description is crate
+    np.testing.assert_array_equal(wm.object_of_body, [-1] * humanoid.nb + [0])
 
 
 def test_a_world_of_objects_alone_is_a_model_of_free_bodies() -> None:
