@@ -10,7 +10,8 @@ Newton solver, pyramidal cone, default solref/solimp); robot geoms touch only th
 ground (no self-collision, as in ours). Printed: median and mean step cost [µs],
 real-time factor, the cost with the range-of-motion provider active, ratio to MuJoCo,
 foot slip [m] and worst penetration [m] of both after the run, and a profile of where
-our step spends its time.
+our step spends its time; the cost with self-collision on beside the cost without (same
+run, 2 s each).
 
 A passive fall beside it: the same humanoid from "stand" with zero torque on both
 simulators (same URDF, same initial state), the mean step cost over the first 2 s of the
@@ -104,13 +105,14 @@ def holding_controller(model, q0, w: float = 30.0):
     return tau
 
 
-def run_ours(seconds: float, with_limits: bool = False):
-    """Our standing run; with_limits: the range-of-motion provider active (as in the node)."""
+def run_ours(seconds: float, with_limits: bool = False, self_collision: bool = False):
+    """Our standing run; with_limits: the range-of-motion provider active (as in the node);
+    self_collision: the robot's links collide with each other (SimulatorConfig)."""
     model = load_urdf(URDF)
     providers = []
     if with_limits:
         providers = [RangeOfMotionProvider(model, load_range_of_motion(REPO / "config" / "range_of_motion.yaml"))]
-    sim = Simulator(model, SimulatorConfig(dt=DT), providers=providers)
+    sim = Simulator(model, SimulatorConfig(dt=DT, self_collision=self_collision), providers=providers)
     q0 = sim.reset("stand")
     ctrl = holding_controller(model, q0)
     sole0 = [frame_placement(model, q0, f)[:3, 3] for f in FEET]
@@ -303,6 +305,13 @@ def main() -> None:
     print(
         f"  with the range-of-motion provider: step cost median {np.median(lim) * 1e6:8.1f} µs, "
         f"mean {lim.mean() * 1e6:8.1f} µs (slip {lslip:.3e} m, penetration {lpen:.3e} m)"
+    )
+    self_costs, sslip, spen, _, _ = run_ours(min(seconds, 2.0), self_collision=True)
+    base_costs = run_ours(min(seconds, 2.0))[0]  # the same length, right beside it
+    print(
+        f"  with self-collision: step cost median {np.median(self_costs) * 1e6:8.1f} µs against "
+        f"{np.median(base_costs) * 1e6:8.1f} µs without ({np.median(self_costs) / np.median(base_costs):.2f}x; "
+        f"slip {sslip:.3e} m, penetration {spen:.3e} m)"
     )
     try:
         mj, mslip, mpen = run_mujoco(seconds, sim.model, sim.reset("stand"), ctrl)

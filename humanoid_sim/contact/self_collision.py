@@ -1,7 +1,8 @@
 """Which collision shapes of one robot may touch each other (the self-collision pair filter).
 
 As MoveIt users expect: shapes on the same body never collide (links joined by fixed
-joints are one body), nor shapes of adjacent bodies (joined by a joint), nor shapes of
+joints are one body), nor shapes of adjacent bodies (joined by a joint, or by a chain of
+joints through links without collision geometry), nor shapes of
 the link pairs an SRDF lists as ``<disable_collisions link1=".." link2=".."/>``.
 """
 
@@ -40,9 +41,17 @@ def self_collision_pairs(model: RobotModel, srdf: str | os.PathLike | None = Non
     UnknownNameError listing the model's frames."""
     nb = len(model.body_names)
     blocked = np.eye(nb, dtype=bool)
+    has_shape = np.zeros(nb, dtype=bool)
+    has_shape[[s.body for s in model.collision_shapes]] = True
     for i in range(nb):
-        if model.parent[i] >= 0:
-            blocked[i, model.parent[i]] = blocked[model.parent[i], i] = True
+        # adjacent: joined by a joint, or by a chain of joints whose links between carry no
+        # collision geometry (a hip or shoulder written as three revolute joints)
+        k = model.parent[i]
+        while k >= 0:
+            blocked[i, k] = blocked[k, i] = True
+            if has_shape[k]:
+                break
+            k = model.parent[k]
     if srdf is not None:
         for a, b in disabled_link_pairs(srdf):
             bodies = []

@@ -19,11 +19,15 @@ import numpy as np
 from numba import njit, types
 from numba.experimental import structref
 
+from humanoid_sim.contact.convex_shapes import ShapeSet
+from humanoid_sim.contact.narrow_phase import Manifold, NarrowScratch, manifold_buffers, narrow_scratch
+from humanoid_sim.contact.pair_contacts import PairContacts, pair_contacts_buffers
 from humanoid_sim.dynamics.integrator import StageWork
 from humanoid_sim.dynamics.kinematic_tree import KinematicTree
 
 __all__ = [
     "COUNTS_DTYPE",
+    "BodyPairs",
     "ContactTable",
     "Detection",
     "Dynamics",
@@ -40,6 +44,7 @@ __all__ = [
     "allocate_memory",
     "allocate_output",
     "allocate_solve",
+    "body_pairs",
     "joint_friction",
     "make_step_data",
 ]
@@ -50,7 +55,9 @@ class StepParams(NamedTuple):
     [m]; band: smallest speculative band beyond it [m]; separating, impact, bounce: velocity
     thresholds [m/s]; correction_rate: 2 kd [1/s]; kp [1/s^2], kd [1/s]: Eq. 20b gains;
     max_rounds: checked solves per phase; bounded_regularisation, bounded_sweeps,
-    bounded_tolerance: the bounded solve's (contact/bounded_solve.py)."""
+    bounded_tolerance: the bounded solve's (contact/bounded_solve.py); pair_element: the
+    element (material row of StepStatics) of the first candidate pair of BodyPairs: a
+    contact between two bodies has the element pair_element + its candidate index."""
 
     dt: float
     ground_height: float
@@ -67,6 +74,7 @@ class StepParams(NamedTuple):
     bounded_regularisation: float
     bounded_sweeps: int
     bounded_tolerance: float
+    pair_element: int
 
 
 class Dynamics(NamedTuple):
@@ -93,8 +101,9 @@ class Dynamics(NamedTuple):
 class StepStatics(NamedTuple):
     """What does not change between steps: collision candidates (ContactGeometry: body,
     kind, local, axis, radius) and each body's reach [m] (nb,); static boxes box_R (nbox, 3,
-    3), box_p (nbox, 3), box_half (nbox, 3); per environment element (ground first):
-    mu_s, mu_d, restitution."""
+    3), box_p (nbox, 3), box_half (nbox, 3); per element (environment, ground first, then
+    the candidate pairs of BodyPairs): mu_s, mu_d, restitution; robot (nb,) int64: 1 for the
+    bodies of the robot (the first tree), whose ground contacts make the ZMP."""
 
     g_body: np.ndarray
     g_kind: np.ndarray
@@ -108,13 +117,18 @@ class StepStatics(NamedTuple):
     mu_s: np.ndarray
     mu_d: np.ndarray
     restitution: np.ndarray
+    robot: np.ndarray
 
 
 class Detection(NamedTuple):
     """Detected points (N,): candidate index, element, surface, gap [m], point, normal,
     tangent (N, 3) (world), roll (N, 4) (kernels.detect_points_nb), sort keys and order,
-    and a selection buffer."""
+    a selection buffer; body: the body the point is on, other: the body it touches (-1:
+    the environment). A point between two bodies (BodyPairs) is on B's surface, its
+    normal points from A (other) into B (body): B moves along it to separate."""
 
+    body: np.ndarray
+    other: np.ndarray
     idx: np.ndarray
     elem: np.ndarray
     face: np.ndarray
@@ -131,7 +145,9 @@ class Detection(NamedTuple):
 class ContactTable(NamedTuple):
     """Contacts of one build (C rows) and their points (P rows).
 
-    Per contact: body, element, face (surface of the element); kind (1 point, 2 line,
+    Per contact: body, other (the second body, -1: the environment; the contact's
+    velocities and Jacobian are body's less other's, its wrench acts on body and the
+    opposite on other), element, face (surface of the element); kind (1 point, 2 line,
     3 surface: Table 1); point_start, point_count; hull_start, hull_count (positions into
     the contact's points, ccw; a line's two ends); memory_row (-1: none); sticking (0/1);
     spin (-1, 0, +1: spinning about z, Table 2); released (0/1); rolling (0/1); keep_anchor
@@ -145,6 +161,7 @@ class ContactTable(NamedTuple):
     hull (P,), world (P, 3)."""
 
     body: np.ndarray
+    other: np.ndarray
     element: np.ndarray
     face: np.ndarray
     kind: np.ndarray
@@ -275,11 +292,11 @@ class StepDataType(types.StructRef):
 class StepData(structref.StructRefProxy):
     """Everything one compiled step touches (fields: tree, stage, dyn, statics, params,
     detection, tables (two ContactTables: a phase's build and the next), memory, hard,
-    friction (JointFriction), out, solve: SolveScratch)."""
+    friction (JointFriction), out, solve: SolveScratch, pairs: BodyPairs)."""
 
 
 _FIELDS = ["tree", "stage", "dyn", "statics", "params", "detection", "tables", "memory", "hard", "friction", "out",
-           "solve"]
+           "solve", "pairs"]
 structref.define_proxy(StepData, StepDataType, _FIELDS)
 
 
@@ -287,7 +304,8 @@ class SolveScratch(NamedTuple):
     """Scratch of the checked and bounded solves for R rows: H, H_hat (R, nv); rhs, lam
     (R,); Y (nv, R); B, LB (R, R); x (nv,); L (nv, nv): Cholesky factor of M; J (6, nv);
     block_start, hull_start (R + 1,); block_kind (R,); mu, arm, bound (R,); hull_xy (P, 2);
-    slip (R, 2): sliding directions of the bounded solve's blocks."""
+    slip (R, 2): sliding directions of the bounded solve's blocks; G_other (6, nv),
+    drift_other, vel_other (6,): the second body's share of a contact between two bodies."""
 
     H: np.ndarray
     H_hat: np.ndarray
@@ -307,11 +325,14 @@ class SolveScratch(NamedTuple):
     hull_xy: np.ndarray
     hull_start: np.ndarray
     slip: np.ndarray
+    G_other: np.ndarray
+    drift_other: np.ndarray
+    vel_other: np.ndarray
 
 
 def allocate_detection(N: int) -> Detection:
     return Detection(
-        np.zeros(N, np.int64), np.zeros(N, np.int64), np.zeros(N, np.int64), np.zeros(N), np.zeros((N, 3)),
+        np.zeros(N, np.int64), np.zeros(N, np.int64), np.zeros(N, np.int64), np.zeros(N, np.int64), np.zeros(N, np.int64), np.zeros(N), np.zeros((N, 3)),
         np.zeros((N, 3)), np.zeros((N, 3)), np.zeros((N, 4)), np.zeros(N, np.int64), np.zeros(N, np.int64),
         np.zeros(N, np.int64),
     )  # fmt: skip
@@ -320,7 +341,7 @@ def allocate_detection(N: int) -> Detection:
 def allocate_contact_table(C: int, P: int, nv: int) -> ContactTable:
     i = lambda: np.zeros(C, np.int64)  # noqa: E731
     return ContactTable(
-        i(), i(), i(), i(), i(), i(), i(), i(), i(), i(), np.zeros(C), i(), i(), i(), i(), i(), i(),
+        i(), i(), i(), i(), i(), i(), i(), i(), i(), i(), i(), np.zeros(C), i(), i(), i(), i(), i(), i(),
         np.zeros((C, 2)), np.zeros((C, 3)), np.zeros((C, 3, 3)), np.zeros(C), np.zeros(C), np.zeros((C, 6, nv)),
         np.zeros((C, 6)), np.zeros((C, 6)), np.zeros((C, 6)), np.zeros((C, 6)), np.zeros((C, 6)), np.zeros((C, 6)),
         np.zeros((C, 3)), np.zeros((P, 2)), np.zeros(P), np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros((P, 3)),
@@ -352,7 +373,7 @@ def allocate_solve(rows: int, nv: int, P: int) -> SolveScratch:
         np.zeros((R, nv)), np.zeros((R, nv)), np.zeros(R), np.zeros(R), np.zeros((nv, R)), np.zeros((R, R)),
         np.zeros((R, R)), np.zeros(nv), np.zeros((nv, nv)), np.zeros((6, nv)), np.zeros(R + 1, np.int64),
         np.zeros(R, np.int64), np.zeros(R), np.zeros(R), np.zeros(R), np.zeros((P, 2)), np.zeros(R + 1, np.int64),
-        np.zeros((R, 2)),
+        np.zeros((R, 2)), np.zeros((6, nv)), np.zeros(6), np.zeros(6),
     )  # fmt: skip
 
 
@@ -363,14 +384,59 @@ def joint_friction(index: np.ndarray, bound: np.ndarray, nv: int) -> JointFricti
 
 
 @njit(cache=True)
-def _make(tree, stage, dyn, statics, params, detection, tables, memory, hard, friction, out, solve):
-    return StepData(tree, stage, dyn, statics, params, detection, tables, memory, hard, friction, out, solve)
+def _make(tree, stage, dyn, statics, params, detection, tables, memory, hard, friction, out, solve, pairs):
+    return StepData(tree, stage, dyn, statics, params, detection, tables, memory, hard, friction, out, solve, pairs)
 
 
 def make_step_data(
     tree: KinematicTree, stage: StageWork, dyn: Dynamics, statics: StepStatics, params: StepParams,
     detection: Detection, tables: tuple[ContactTable, ContactTable], memory: MemoryTable, hard: HardRowTable,
-    friction: JointFriction, out: StepOutput, solve: SolveScratch,
+    friction: JointFriction, out: StepOutput, solve: SolveScratch, pairs: "BodyPairs",
 ) -> StepData:
     """One StepData over the given bundles (the arrays are shared, not copied)."""
-    return _make(tree, stage, dyn, statics, params, detection, tables, memory, hard, friction, out, solve)
+    return _make(tree, stage, dyn, statics, params, detection, tables, memory, hard, friction, out, solve, pairs)
+
+
+class BodyPairs(NamedTuple):
+    """Contacts between two bodies: their collision shapes (n) and the candidate pairs.
+
+    shapes: the shapes packed for the narrow phase (convex_shapes.ShapeSet, shape frames);
+    body (n,) int64: the body each shape moves with; R_local (n, 3, 3), p_local (n, 3):
+    X_body_shape; pair_id (n, n) int64, symmetric: 1 + the candidate index of the pair
+    (i, j), 0 for a pair that never collides (same body, adjacent links, an SRDF's
+    disabled pair: contact/self_collision.py), so that a pair keeps its index (its
+    material row and its contact memory) from step to step. Work: R (n, 3, 3), p (n, 3)
+    the shapes' world poses; lo, hi (n, 3) their AABBs; order (n,) the broad phase's
+    sort (kept between steps); pairs (cap, 2) the overlapping candidates of a step;
+    contacts (pair_contacts.PairContacts), manifold, scratch: the narrow phase's buffers."""
+
+    shapes: ShapeSet
+    body: np.ndarray
+    R_local: np.ndarray
+    p_local: np.ndarray
+    pair_id: np.ndarray
+    R: np.ndarray
+    p: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    order: np.ndarray
+    pairs: np.ndarray
+    contacts: PairContacts
+    manifold: Manifold
+    scratch: NarrowScratch
+
+
+def body_pairs(
+    shapes: ShapeSet, body: np.ndarray, X_body_shape: np.ndarray, pair_id: np.ndarray, capacity: int
+) -> BodyPairs:
+    """A BodyPairs over n shapes (X_body_shape (n, 4, 4)) with room for ``capacity``
+    overlapping pairs and contact points per step (the simulator grows it with its tables)."""
+    n = len(body)
+    X = np.asarray(X_body_shape, dtype=float).reshape(n, 4, 4)
+    cap = max(int(capacity), 1)
+    return BodyPairs(
+        shapes, np.asarray(body, np.int64).copy(), np.ascontiguousarray(X[:, :3, :3]), np.ascontiguousarray(X[:, :3, 3]),
+        np.ascontiguousarray(pair_id, dtype=np.int64), np.zeros((n, 3, 3)), np.zeros((n, 3)), np.zeros((n, 3)),
+        np.zeros((n, 3)), np.arange(n, dtype=np.int64), np.zeros((cap, 2), np.int64), pair_contacts_buffers(cap),
+        manifold_buffers(shapes), narrow_scratch(shapes),
+    )  # fmt: skip

@@ -46,6 +46,7 @@ from humanoid_sim.contact.bounded_solve import (
     BoundedRows,
     bounded_solve_nb,
 )
+from humanoid_sim.contact.broad_phase import shape_aabbs_nb, sweep_and_prune_nb
 from humanoid_sim.contact.kernels import (
     _TRI_RULE,
     cho_solve_vec,
@@ -61,6 +62,7 @@ from humanoid_sim.contact.kernels import (
     signed_distance_nb,
     zmp_nb,
 )
+from humanoid_sim.contact.pair_contacts import collide_pairs_nb
 from humanoid_sim.dynamics.integrator import held_forces_nb, rk4_step_nb
 from humanoid_sim.dynamics.kernels import rnea_nb, velocities_nb
 
@@ -101,6 +103,53 @@ def speculative_band_nb(V, p, reach, dt) -> float:
 
 # ------------------------------------------------------------------ contacts
 
+FLAT_TOLERANCE = 1e-4  # [m] a face within this of the contact plane is flat on it (narrow phase)
+
+
+@njit(cache=True)
+def _detect_pairs(d, band, k, key0) -> int:
+    """The points between two bodies (d.pairs: candidate shape pairs whose AABBs, grown by
+    band [m], overlap; narrow phase within band) appended to the detection after its first
+    k points, keyed key0 + candidate index (one group per shape pair). Returns the new
+    number of points, or -1 when a buffer is too small."""
+    bp, dyn, det = d.pairs, d.dyn, d.detection
+    n = bp.body.shape[0]
+    for s in range(n):  # X_world_shape = X_world_body X_body_shape
+        b = bp.body[s]
+        for r in range(3):
+            for c in range(3):
+                bp.R[s, r, c] = dyn.R[b, r, 0] * bp.R_local[s, 0, c] + dyn.R[b, r, 1] * bp.R_local[s, 1, c] + \
+                    dyn.R[b, r, 2] * bp.R_local[s, 2, c]
+            bp.p[s, r] = dyn.p[b, r] + dyn.R[b, r, 0] * bp.p_local[s, 0] + dyn.R[b, r, 1] * bp.p_local[s, 1] + \
+                dyn.R[b, r, 2] * bp.p_local[s, 2]
+    shape_aabbs_nb(bp.shapes, bp.R, bp.p, band, bp.lo, bp.hi)
+    m = sweep_and_prune_nb(bp.lo, bp.hi, bp.pair_id, bp.order, bp.pairs)
+    if m >= bp.pairs.shape[0]:
+        return -1
+    rows = collide_pairs_nb(bp.shapes, bp.R, bp.p, bp.pairs, m, band, FLAT_TOLERANCE, bp.contacts, bp.manifold,
+                            bp.scratch)  # fmt: skip
+    if rows < 0 or k + rows >= det.idx.shape[0]:
+        return -1
+    pc = bp.contacts
+    for r in range(rows):
+        a, b = bp.pairs[pc.pair[r], 0], bp.pairs[pc.pair[r], 1]
+        cand = bp.pair_id[a, b] - 1
+        h = k + r
+        det.idx[h] = -1
+        det.body[h] = bp.body[b]  # on B's surface; the normal points from A into B
+        det.other[h] = bp.body[a]
+        det.elem[h] = d.params.pair_element + cand
+        det.face[h] = 0
+        det.gap[h] = pc.gap[r]
+        for c in range(3):
+            det.point[h, c] = pc.point_b[r, c]
+            det.normal[h, c] = pc.normal[r, c]
+            det.tangent[h, c] = pc.tangent[r, c]
+        for c in range(4):
+            det.roll[h, c] = 0.0
+        det.keys[h] = key0 + cand
+    return k + rows
+
 
 @njit(cache=True)
 def _components(kind, sticking, spin, out) -> int:
@@ -134,6 +183,17 @@ def _refresh(d, tab, i) -> None:
     body = tab.body[i]
     contact_kinematics_nb(tree.parent, tree.ndof, tree.v_index, dyn.S, dyn.V, dyn.A, body, tab.origin[i], tab.R[i],
                           d.solve.J, tab.G[i], tab.drift[i], tab.vel[i])  # fmt: skip
+    other = tab.other[i]
+    if other >= 0:  # between two bodies: the virtual link joins them, J = J_body - J_other
+        s = d.solve
+        contact_kinematics_nb(tree.parent, tree.ndof, tree.v_index, dyn.S, dyn.V, dyn.A, other, tab.origin[i],
+                              tab.R[i], s.J, s.G_other, s.drift_other, s.vel_other)  # fmt: skip
+        G = tab.G[i]
+        for r in range(6):
+            tab.drift[i, r] -= s.drift_other[r]
+            tab.vel[i, r] -= s.vel_other[r]
+            for col in range(G.shape[1]):
+                G[r, col] -= s.G_other[r, col]
     st, cnt = tab.point_start[i], tab.point_count[i]
     tab.rolling[i] = rolling_drift_nb(dyn.V, body, tab.R[i], d.detection.roll, tab.hit[st : st + cnt], cnt, tab.drift[i])
     tab.arm[i] = -1.0  # computed when first needed (_arm)
@@ -208,13 +268,18 @@ def _build_contacts(d, tab, k, spec_dt) -> int:
         while s1 < k and keys[order[s1]] == keys[order[s0]]:
             s1 += 1
         j = order[s0]
-        body = st_.g_body[det.idx[j]]
+        body = det.body[j]
+        other = det.other[j]
         n0, n1, n2 = normal[j, 0], normal[j, 1], normal[j, 2]
         w0, w1, w2 = V[body, 3], V[body, 4], V[body, 5]
+        vo0, vo1, vo2 = V[body, 0], V[body, 1], V[body, 2]
+        if other >= 0:  # the velocity of body relative to other (spatial, world origin)
+            w0, w1, w2 = w0 - V[other, 3], w1 - V[other, 4], w2 - V[other, 5]
+            vo0, vo1, vo2 = vo0 - V[other, 0], vo1 - V[other, 1], vo2 - V[other, 2]
         nxw0 = n1 * w2 - n2 * w1
         nxw1 = n2 * w0 - n0 * w2
         nxw2 = n0 * w1 - n1 * w0
-        vo_n = V[body, 0] * n0 + V[body, 1] * n1 + V[body, 2] * n2
+        vo_n = vo0 * n0 + vo1 * n1 + vo2 * n2
         m = 0
         for t in range(s0, s1):
             h = order[t]
@@ -238,6 +303,7 @@ def _build_contacts(d, tab, k, spec_dt) -> int:
                     pts[t, c] = point[sel[t], c]
             kind, Rv, origin, xy, _, hull = classify_nb(pts, normal[j], tangent[j], 1e-6, 1e-4)
             tab.body[nc] = body
+            tab.other[nc] = other
             tab.element[nc] = det.elem[j]
             tab.face[nc] = det.face[j]
             tab.kind[nc] = kind
@@ -325,7 +391,14 @@ def _set_target(d, tab, i, phase) -> None:
     st, cnt = tab.point_start[i], tab.point_count[i]
     row = tab.memory_row[i]
     anchored = row >= 0 and tab.keep_anchor[i] and tab.sticking[i] and not tab.rolling[i]
-    if anchored:
+    if anchored and tab.other[i] >= 0:  # the anchor is body's pose in other's frame
+        m = d.memory
+        cur = m.current[0]
+        R_rel, p_rel = _relative_pose(dyn, body, tab.other[i])
+        R_vl, origin = _in_frame_of(dyn, tab.other[i], tab.R[i], tab.origin[i])
+        desired_acceleration_nb(tab.kind[i], tab.xy[st : st + cnt], tab.gap[st : st + cnt], R_vl, origin, R_rel,
+                                p_rel, True, m.R[cur, row], m.p[cur, row], tab.vel[i], par.kp, par.kd, out)  # fmt: skip
+    elif anchored:
         m = d.memory
         cur = m.current[0]
         desired_acceleration_nb(tab.kind[i], tab.xy[st : st + cnt], tab.gap[st : st + cnt], tab.R[i], tab.origin[i],
@@ -337,6 +410,22 @@ def _set_target(d, tab, i, phase) -> None:
                                 par.kd, out)  # fmt: skip
     for c in range(6):
         out[c] -= tab.drift[i, c]
+
+
+@njit(cache=True)
+def _relative_pose(dyn, body, other):
+    """body's pose in other's frame: R_other^T R_body (3, 3), R_other^T (p_body - p_other) (3,)."""
+    Ro = dyn.R[other]
+    R_rel = Ro.T @ dyn.R[body]
+    dp = dyn.p[body] - dyn.p[other]
+    return R_rel, Ro.T @ dp
+
+
+@njit(cache=True)
+def _in_frame_of(dyn, other, R, origin):
+    """A virtual link (R (3, 3), origin (3,), world) in other's frame."""
+    Ro = dyn.R[other]
+    return Ro.T @ R, Ro.T @ (origin - dyn.p[other])
 
 
 @njit(cache=True)
@@ -915,6 +1004,7 @@ def _copy_fields(src, i, dst, j) -> None:
     """Contact i of table src into row j of dst: every per-contact field (the point rows
     are referenced by point_start, hull_start, not copied)."""
     dst.body[j] = src.body[i]
+    dst.other[j] = src.other[i]
     dst.element[j] = src.element[i]
     dst.face[j] = src.face[i]
     dst.kind[j] = src.kind[i]
@@ -992,12 +1082,18 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
     k = detect_points_nb(st_.g_body, st_.g_kind, st_.g_local, st_.g_axis, st_.g_radius, dyn.R, dyn.p, par.has_ground,
                          par.ground_height, st_.box_R, st_.box_p, st_.box_half, tol + band, tol, det.idx, det.elem,
                          det.face, det.gap, det.point, det.normal, det.tangent, det.roll)  # fmt: skip
-    counts.hits = k
     if k >= N:
         return CAPACITY
     nbox = st_.box_p.shape[0]
     for i in range(k):
-        det.keys[i] = (st_.g_body[det.idx[i]] * (nbox + 1) + det.elem[i]) * 8 + det.face[i]
+        det.body[i] = st_.g_body[det.idx[i]]
+        det.other[i] = -1
+        det.keys[i] = (det.body[i] * (nbox + 1) + det.elem[i]) * 8 + det.face[i]
+    if d.pairs.body.shape[0] > 0:  # contacts between two bodies (seed 000's virtual link joins them)
+        k = _detect_pairs(d, tol + band, k, dyn.R.shape[0] * (nbox + 1) * 8)
+        if k < 0:
+            return CAPACITY
+    counts.hits = k
     det.order[:k] = np.argsort(det.keys[:k], kind="mergesort")
     tab = d.tables[0]
     nc = _build_contacts(d, tab, k, dt)
@@ -1158,7 +1254,7 @@ def _report(d, tab, nc, t_index) -> None:
             max_pen = max(max_pen, -tab.gap[t])
             for r in range(3):
                 tab.world[t, r] = tab.origin[i, r] + (tab.xy[t, 0] * Rv[r, 0] + tab.xy[t, 1] * Rv[r, 1])
-            if par.has_ground and tab.element[i] == 0:
+            if par.has_ground and tab.element[i] == 0 and d.statics.robot[tab.body[i]]:
                 zp[ngp, 0] = tab.world[t, 0]
                 zp[ngp, 1] = tab.world[t, 1]
                 ngp += 1
@@ -1169,6 +1265,7 @@ def _report(d, tab, nc, t_index) -> None:
         mem.key[nxt, nmem, 1] = tab.element[i]
         mem.key[nxt, nmem, 2] = tab.face[i]
         row = tab.memory_row[i]
+        other = tab.other[i]
         if tab.sticking[i]:
             mem.sticking[nxt, nmem] = 1
             for c in range(3):
@@ -1176,6 +1273,10 @@ def _report(d, tab, nc, t_index) -> None:
             if row >= 0 and tab.keep_anchor[i] and tab.spin[i] == 0.0 and not tab.rolling[i]:
                 mem.R[nxt, nmem] = mem.R[cur, row]  # sticking before and now: the anchor stays
                 mem.p[nxt, nmem] = mem.p[cur, row]
+            elif other >= 0:  # between two bodies: the anchor is body's pose in other's frame
+                R_rel, p_rel = _relative_pose(dyn, body, other)
+                mem.R[nxt, nmem] = R_rel
+                mem.p[nxt, nmem] = p_rel
             else:
                 mem.R[nxt, nmem] = dyn.R[body]
                 mem.p[nxt, nmem] = dyn.p[body]
@@ -1195,14 +1296,14 @@ def _report(d, tab, nc, t_index) -> None:
     # ZMP of the ground contacts
     ng = 0
     for i in range(nc):
-        if par.has_ground and tab.element[i] == 0:
+        if par.has_ground and tab.element[i] == 0 and d.statics.robot[tab.body[i]]:
             ng += 1
     F = np.empty((ng, 3))
     Nm = np.empty((ng, 3))
     O = np.empty((ng, 3))
     g = 0
     for i in range(nc):
-        if par.has_ground and tab.element[i] == 0:
+        if par.has_ground and tab.element[i] == 0 and d.statics.robot[tab.body[i]]:
             for r in range(3):
                 F[g, r] = tab.wrench_world[i, r]
                 Nm[g, r] = tab.wrench_world[i, 3 + r]

@@ -31,22 +31,28 @@ def link_contacts(contacts: Sequence[ContactReport], R: np.ndarray, p: np.ndarra
     """Per link in contact (URDF name), its LinkContact.
 
     contacts: the step's ContactReports (wrench_world: world axes, moment about the contact's
-    virtual-link origin); R (nb, 3, 3), p (nb, 3): world rotation and origin of every body at
-    the start of the step, where the wrenches act (DynamicsWorkspace.R, .p)."""
+    virtual-link origin); a contact between two bodies acts on both: its wrench on
+    ``link``, the opposite on the second body (named by ``element``). R (nb, 3, 3),
+    p (nb, 3): world rotation and origin of every body at the start of the step, where the
+    wrenches act (DynamicsWorkspace.R, .p)."""
     per_link: dict[str, LinkContact] = {}
-    for c in contacts:
-        R_b, p_b = R[c.body], p[c.body]
-        f_w, n_w = c.wrench_world[:3], c.wrench_world[3:]
-        moment = n_w + np.cross(c.origin - p_b, f_w)  # about the link origin
+
+    def add(link: str, body: int, f_w: np.ndarray, n_w: np.ndarray, origin: np.ndarray, p_v: np.ndarray) -> None:
+        R_b, p_b = R[body], p[body]
+        moment = n_w + np.cross(origin - p_b, f_w)  # about the link origin
         wrench = np.concatenate([R_b.T @ f_w, R_b.T @ moment])
-        previous = per_link.get(c.link)
+        previous = per_link.get(link)
         if previous is None:
-            per_link[c.link] = LinkContact(wrench, c.p_v, float(f_w[2]))
-            continue
+            per_link[link] = LinkContact(wrench, p_v, float(f_w[2]))
+            return
         heavier = f_w[2] > previous.f_z
-        per_link[c.link] = LinkContact(
-            previous.wrench + wrench, c.p_v if heavier else previous.p_v, max(previous.f_z, float(f_w[2]))
-        )
+        per_link[link] = LinkContact(previous.wrench + wrench, p_v if heavier else previous.p_v, max(previous.f_z, float(f_w[2])))
+
+    for c in contacts:
+        f_w, n_w = c.wrench_world[:3], c.wrench_world[3:]
+        add(c.link, c.body, f_w, n_w, c.origin, c.p_v)
+        if c.other_body >= 0:
+            add(c.element, c.other_body, -f_w, -n_w, c.origin, c.p_v)
     return per_link
 
 

@@ -33,9 +33,10 @@ from humanoid_sim.balance.zmp import ZmpReport
 from humanoid_sim.contact.bounded_solve import BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE
 from humanoid_sim.contact.constrained_solve import SimulationError
 from humanoid_sim.contact.constraint_rows import ConstraintProvider, OneSidedRows
+from humanoid_sim.contact.convex_shapes import ShapeSpec, pack_shapes
 from humanoid_sim.contact.kernels import all_finite, cho_solve_into, cho_solve_vec, cholesky_into
 from humanoid_sim.contact.detection import ContactDetector
-from humanoid_sim.contact.environment import Environment
+from humanoid_sim.contact.environment import Environment, Material
 from humanoid_sim.contact.gains import Gains, Thresholds
 from humanoid_sim.contact.step_data import (
     Dynamics,
@@ -47,11 +48,13 @@ from humanoid_sim.contact.step_data import (
     allocate_memory,
     allocate_output,
     allocate_solve,
+    body_pairs,
     joint_friction,
     make_step_data,
 )
 from humanoid_sim.contact.step_kernel import CAPACITY, NONFINITE, SINGULAR, step_nb
 from humanoid_sim.contact.virtual_link import ContactKind
+from humanoid_sim.contact.self_collision import self_collision_pairs
 from humanoid_sim.dynamics.configuration import normalize_quaternions_into
 from humanoid_sim.dynamics.integrator import stage_work
 from humanoid_sim.dynamics.kinematic_tree import kinematic_tree
@@ -84,7 +87,11 @@ class SimulatorConfig:
     joints' axes align (a shoulder rolled 90 degrees), or always for a point mass on its
     axis, the joint-space inertia M is singular and any torque difference between them an
     infinite acceleration; a real actuator has this inertia (URDF cannot say it). 0 turns it off.
-    thresholds: velocity thresholds of separation, impact and bounce [m/s]."""
+    thresholds: velocity thresholds of separation, impact and bounce [m/s].
+    self_collision: links of the robot collide with each other (not those of one body, nor
+    adjacent links, nor the link pairs of ``srdf``'s ``<disable_collisions>``); bodies of
+    different trees (free objects) always collide with each other. srdf: an SRDF file path
+    or None. body_material: friction and restitution between two bodies."""
 
     dt: float = 1e-3
     environment: Environment = field(default_factory=Environment)
@@ -95,6 +102,9 @@ class SimulatorConfig:
     correction_steps: float = 4.0
     massless_link_armature: float = 1e-3
     thresholds: Thresholds = Thresholds()
+    self_collision: bool = False
+    srdf: str | None = None
+    body_material: Material = Material()
 
     def __post_init__(self) -> None:
         if not (np.isfinite(self.dt) and self.dt > 0):
@@ -132,6 +142,8 @@ class ContactReport(NamedTuple):
     wrench_world: the same in world axes, moment about origin, shape (6,).
     impulse_local: impulse of this step in the virtual-link frame [N s, N m s], shape (6,).
     p_v: centre of pressure of Eq. 26 (world) [m], shape (3,), NaN when f_z = 0.
+    other_body: the second body of a contact between two bodies (its link's name is
+    ``element``; it bears the opposite wrench), -1 for a contact with the environment.
     """
 
     link: str
@@ -147,6 +159,7 @@ class ContactReport(NamedTuple):
     wrench_world: np.ndarray
     impulse_local: np.ndarray
     p_v: np.ndarray
+    other_body: int = -1
 
 
 class StepResult(NamedTuple):
@@ -241,7 +254,9 @@ class Simulator:
         for b, local, radius in zip(geo.body, geo.local, geo.radius):
             self._reach[b] = max(self._reach[b], float(np.linalg.norm(local)) + float(radius))
         env = config.environment
-        self._element_names = env.element_names()
+        self._pair_shapes, self._pair_X, self._pair_id, pair_names = _collision_pairs(model, config)
+        self._robot_bodies = (model.tree_root == 0).astype(np.int64)  # the first tree: its ground contacts make the ZMP
+        self._element_names = list(env.element_names()) + pair_names
         self.gains = Gains.critically_damped(config.dt, config.correction_steps)
         self._correction_rate = 2.0 * self.gains.kd  # [1/s]
         self._tau_full = np.zeros(model.nv)
@@ -480,18 +495,20 @@ class Simulator:
         N = g.hit_capacity
         C, P, K = contacts, g.hit_capacity, hard_rows
         materials = ([env.ground.material] if env.ground else []) + [b.material for b in env.boxes]
+        pair_element = len(materials)
+        materials += [cfg.body_material] * (len(self._element_names) - pair_element)
         self._dyn = Dynamics(ws.R, ws.p, ws.S, ws.V, ws.A, ws.Iw, ws.M, ws.b, ws._acc, ws._f, ws.a_gravity, ws.zero_nv,
                              self._damping)  # fmt: skip
         statics = StepStatics(
             geo.body, geo.kind, geo.local, geo.axis, geo.radius, self._reach, g._box_R, g._box_p, g._box_half,
             np.array([m.mu_s for m in materials], dtype=float).reshape(-1),
             np.array([m.mu_d for m in materials], dtype=float).reshape(-1),
-            np.array([m.restitution for m in materials], dtype=float).reshape(-1),
+            np.array([m.restitution for m in materials], dtype=float).reshape(-1), self._robot_bodies,
         )  # fmt: skip
         params = StepParams(
             cfg.dt, g._ground_h, bool(g._has_ground), cfg.contact_tolerance, cfg.speculative_distance, thr.separating,
             thr.impact, thr.bounce, self._correction_rate, self.gains.kp, self.gains.kd, int(cfg.max_rounds),
-            BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE,
+            BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE, pair_element,
         )  # fmt: skip
         self._tables = (allocate_contact_table(C, P, nv), allocate_contact_table(C, P, nv))
         memory = allocate_memory(C)
@@ -514,9 +531,12 @@ class Simulator:
         self._solve_scratch = allocate_solve(6 * C + K + len(joints), nv, P)
         if old_scratch is not None:  # the step's factor of M carries over (factored once per step)
             self._solve_scratch.L[:] = old_scratch.L
+        shapes, X, pair_id = self._pair_shapes, self._pair_X, self._pair_id
+        bodies = np.array([model.collision_shapes[i].body for i in range(len(pair_id))], dtype=np.int64)
+        self._pairs = body_pairs(shapes, bodies, X, pair_id, 4 * C if len(pair_id) else 0)
         self._data = make_step_data(
-            self._tree, self._stage, self._dyn, statics, params, allocate_detection(N), self._tables, memory, self._hard,
-            self._friction, self._out, self._solve_scratch,
+            self._tree, self._stage, self._dyn, statics, params, allocate_detection(N + 4 * C), self._tables, memory,
+            self._hard, self._friction, self._out, self._solve_scratch, self._pairs,
         )  # fmt: skip
 
     def _result(self, tau_j: np.ndarray, rows: list[OneSidedRows], hard_map) -> StepResult:
@@ -530,6 +550,7 @@ class Simulator:
         if nc:
             names, elements = self.model.body_names, self._element_names
             body, element, kind = tab.body[:nc].tolist(), tab.element[:nc].tolist(), tab.kind[:nc].tolist()
+            other = tab.other[:nc].tolist()
             sticking, spin = tab.sticking[:nc].tolist(), tab.spin[:nc].tolist()
             start, count = tab.point_start[:nc].tolist(), tab.point_count[:nc].tolist()
             origin, R = tab.origin[:nc].copy(), tab.R[:nc].copy()
@@ -539,7 +560,7 @@ class Simulator:
                 reports.append(
                     ContactReport(
                         names[body[i]], body[i], elements[element[i]], _KINDS[kind[i]], bool(sticking[i]), spin[i] != 0.0,
-                        tab.world[st : st + cnt].copy(), origin[i], R[i], w[i], ww[i], imp[i], pv[i],
+                        tab.world[st : st + cnt].copy(), origin[i], R[i], w[i], ww[i], imp[i], pv[i], other[i],
                     )  # fmt: skip
                 )
         zp = out.zmp.copy()
@@ -601,3 +622,33 @@ class Simulator:
                 f[soft] = np.maximum(0.0, r.stiffness[soft] * r.violation[soft] - r.damping[soft] * (r.jacobian[soft] @ self._v))
             out.append(f)
         return out
+
+
+def _collision_pairs(model: RobotModel, config: SimulatorConfig):
+    """The collision shapes that can touch another body, for the compiled step's BodyPairs:
+    (ShapeSet of the model's first n collision shapes, X_body_shape (n, 4, 4), pair_id (n, n)
+    (1 + candidate index, 0: never), the element name of each candidate: the link of its
+    first shape). Candidates: shapes of different trees (free objects) always; shapes of one
+    tree when ``config.self_collision`` (contact/self_collision.py: not the same body, not
+    adjacent, not disabled by the SRDF). No candidates: n = 0."""
+    shapes = model.collision_shapes
+    root = model.tree_root
+    body = np.array([s.body for s in shapes], dtype=np.int64)
+    allowed = np.zeros((len(shapes), len(shapes)), dtype=bool)
+    if len(shapes):
+        allowed |= root[body][:, None] != root[body][None, :]
+        if config.self_collision:
+            pairs = self_collision_pairs(model, config.srdf)
+            allowed[pairs[:, 0], pairs[:, 1]] = True
+    allowed = np.triu(allowed, 1)
+    if not allowed.any():
+        return pack_shapes([]), np.zeros((0, 4, 4)), np.zeros((0, 0), np.int64), []
+    n = int(np.flatnonzero(allowed.any(axis=0) | allowed.any(axis=1)).max()) + 1
+    allowed = allowed[:n, :n]
+    i, j = np.nonzero(allowed)
+    pair_id = np.zeros((n, n), dtype=np.int64)
+    pair_id[i, j] = pair_id[j, i] = np.arange(1, len(i) + 1)
+    specs = [ShapeSpec(int(s.kind), np.asarray(s.size, float), s.vertices if len(s.vertices) else None) for s in shapes[:n]]
+    X = np.stack([np.asarray(s.X_body_shape, float) for s in shapes[:n]])
+    names = [model.body_names[body[a]] for a in i]
+    return pack_shapes(specs), X, pair_id, names

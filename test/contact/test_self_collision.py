@@ -52,6 +52,19 @@ def test_same_body_and_adjacent_links_are_excluded():
     assert link_pairs(model, pairs) == {frozenset(p) for p in expected}
 
 
+def test_links_joined_through_links_without_geometry_are_adjacent():
+    """A hip of three revolute joints: the pelvis and the thigh are adjacent (the two links
+    between carry no geometry), the two thighs are not."""
+    bare = '<link name="{}"><inertial><mass value="0.1"/><inertia ixx="1e-4" iyy="1e-4" izz="1e-4" ixy="0" ixz="0" iyz="0"/></inertial></link>'
+    parts = ['<robot name="hips">', link("pelvis", '<box size="0.3 0.3 0.1"/>')]
+    for side, y in (("l", "0.1"), ("r", "-0.1")):
+        parts += [bare.format(f"{side}_yaw"), bare.format(f"{side}_roll"), link(f"{side}_thigh", '<box size="0.1 0.1 0.4"/>')]
+        parts += [joint(f"{side}_1", "pelvis", f"{side}_yaw", xyz=f"0 {y} -0.1"), joint(f"{side}_2", f"{side}_yaw", f"{side}_roll"),
+                  joint(f"{side}_3", f"{side}_roll", f"{side}_thigh", xyz="0 0 -0.2")]  # fmt: skip
+    model = load_urdf("".join(parts) + "</robot>")
+    assert link_pairs(model, self_collision_pairs(model)) == {frozenset(("l_thigh", "r_thigh"))}
+
+
 def test_srdf_disabled_pairs_are_excluded(tmp_path):
     model = load_urdf(ROBOT)
     srdf = tmp_path / "mini.srdf"

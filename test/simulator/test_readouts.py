@@ -43,6 +43,22 @@ def test_two_contacts_of_one_link_sum_and_keep_the_heavier_pv():
     assert link_contacts([], R, p) == {}
 
 
+def test_a_contact_between_two_links_acts_on_both():
+    """The hand pushes the torso: the wrench on the hand (link) and the opposite one on the
+    torso (the contact's second body, named by element), each about its own origin."""
+    R, p = np.stack([np.eye(3), np.eye(3)]), np.array([[0.0, 0.0, 0.0], [0.5, 0.0, 0.0]])
+    c = ContactReport("hand", 1, "torso", ContactKind.POINT, True, False, np.zeros((1, 3)), np.array([0.2, 0.0, 0.0]),
+                      np.eye(3), np.zeros(6), np.array([5.0, 0.0, 0.0, 0.0, 0.0, 0.0]), np.zeros(6), np.zeros(3),
+                      other_body=0)  # fmt: skip
+    got = link_contacts([c], R, p)
+    np.testing.assert_allclose(got["hand"].wrench, [5.0, 0.0, 0.0, 0.0, 0.0, 0.0])  # along x through the hand origin
+    np.testing.assert_allclose(got["torso"].wrench, [-5.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    c2 = c._replace(origin=np.array([0.2, 0.1, 0.0]))
+    got = link_contacts([c2], R, p)
+    np.testing.assert_allclose(got["hand"].wrench[3:], [0.0, 0.0, -0.5])  # r x f = (−0.3, 0.1, 0) x (5, 0, 0)
+    np.testing.assert_allclose(got["torso"].wrench[3:], [0.0, 0.0, 0.5])  # (0.2, 0.1, 0) x (−5, 0, 0)
+
+
 def test_base_acceleration_is_the_world_velocity_difference():
     dt = 1e-3
     q0, q1 = np.zeros(7), np.zeros(7)
