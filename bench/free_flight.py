@@ -174,10 +174,10 @@ def world_runs(args) -> list[FlightResult]:
     try:
         box, ball_shape = Shape(ShapeKind.BOX, [0.4, 0.3, 0.2]), Shape(ShapeKind.SPHERE, [0.1])
         objects = (
-            FreeObject("box", box, 2.0, box.mass_properties(mass=2.0).inertia, position=[1.0, 0.0, 1.0],
-                       linear_velocity=[-0.2, 0.1, 0.0], angular_velocity=[3.0, -4.0, 5.0]),
-            FreeObject("ball", ball_shape, 1.0, ball_shape.mass_properties(mass=1.0).inertia, position=[0.0, 1.5, 0.5],
-                       linear_velocity=[0.3, 0.0, 0.1], angular_velocity=[0.0, 8.0, 1.0]),
+            FreeObject("box", box, 2.0, box.mass_properties(mass=2.0).inertia, position=[3.0, 0.0, 1.0],
+                       linear_velocity=[0.2, 0.1, 0.0], angular_velocity=[3.0, -4.0, 5.0]),
+            FreeObject("ball", ball_shape, 1.0, ball_shape.mass_properties(mass=1.0).inertia, position=[0.0, -3.0, 0.5],
+                       linear_velocity=[0.3, -0.2, 0.1], angular_velocity=[0.0, 8.0, 1.0]),
         )  # fmt: skip
         robot = load_urdf(free_joints(HUMANOID_URDF.read_text()))
         world = assemble_world_model(World(ground=None, objects=objects), robot)
