@@ -297,7 +297,8 @@ class Simulator:
         (replacing ``config.environment``). The robot starts in ``pose`` ("": the world's robot
         entry's initial_pose, else as ``from_urdf`` its "stand" pose if it has one, else its
         neutral pose resting on the ground; the entry's base_position / base_rpy override the
-        pose's base), every object at its world-file pose and twist; ``reset`` returns there.
+        pose's base), every object at its world-file pose and twist; ``reset(pose)`` puts the
+        robot in a named pose and the objects back at their world-file pose and twist.
         ``sim.world_model`` says where each object's body and coordinates are. Raises
         UnknownNameError listing the robot's poses for a pose it lacks."""
         config = dataclasses.replace(config or SimulatorConfig(), environment=world_model.world.environment())
