@@ -59,7 +59,7 @@ from humanoid_sim.dynamics.integrator import stage_work
 from humanoid_sim.dynamics.kinematic_tree import kinematic_tree
 from humanoid_sim.dynamics.workspace import DynamicsWorkspace
 from humanoid_sim.limits.velocity_limits import coupled_effort_limits_into, coupled_work, velocity_rule
-from humanoid_sim.model.robot_model import RobotModel
+from humanoid_sim.model.robot_model import RobotModel, ShapeKind
 from humanoid_sim.errors import UnknownNameError
 from humanoid_sim.simulator.initial_pose import InitialPose, load_initial_poses, pose_configuration, starting_pose
 from humanoid_sim.simulator.link_wrenches import LinkWrenches, generalized_force
@@ -248,7 +248,11 @@ class Simulator:
         for b, local, radius in zip(geo.body, geo.local, geo.radius):
             self._reach[b] = max(self._reach[b], float(np.linalg.norm(local)) + float(radius))
         env = config.environment
-        self._pair_shapes, self._pair_X, self._pair_id, pair_names = _collision_pairs(model, config)
+        first_box = 1 if env.ground else 0  # the elements: the ground, the static boxes, then pairs of bodies
+        first_row = first_box + len(env.boxes)
+        self._pairs_static = _collision_pairs(model, config, self.detector._box_R, self.detector._box_p,
+                                              self.detector._box_half, first_box, first_row)  # fmt: skip
+        pair_names = self._pairs_static[-1]
         root = _tree_roots(model.parent)
         self._robot_bodies = (root == root[0]).astype(np.int64)  # the first tree: its ground contacts make the ZMP
         self._element_names = list(env.element_names()) + pair_names
@@ -449,12 +453,13 @@ class Simulator:
         N = g.hit_capacity
         C, P, K = contacts, g.hit_capacity, hard_rows
         materials = ([env.ground.material] if env.ground else []) + [b.material for b in env.boxes]
-        pair_element = len(materials)
-        materials += [cfg.body_material] * (len(self._element_names) - pair_element)
+        materials += [cfg.body_material] * (len(self._element_names) - len(materials))
         self._dyn = Dynamics(ws.R, ws.p, ws.S, ws.V, ws.A, ws.Iw, ws.M, ws.b, ws._acc, ws._f, ws.a_gravity, ws.zero_nv,
                              self._damping)  # fmt: skip
         statics = StepStatics(
-            geo.body, geo.kind, geo.local, geo.axis, geo.radius, self._reach, g._box_R, g._box_p, g._box_half,
+            # static boxes go to the narrow phase (BodyPairs): none for the point detection
+            geo.body, geo.kind, geo.local, geo.axis, geo.radius, self._reach, np.zeros((0, 3, 3)), np.zeros((0, 3)),
+            np.zeros((0, 3)),
             np.array([m.mu_s for m in materials], dtype=float).reshape(-1),
             np.array([m.mu_d for m in materials], dtype=float).reshape(-1),
             np.array([m.restitution for m in materials], dtype=float).reshape(-1), self._robot_bodies,
@@ -462,7 +467,7 @@ class Simulator:
         params = StepParams(
             cfg.dt, g._ground_h, bool(g._has_ground), cfg.contact_tolerance, cfg.speculative_distance, thr.separating,
             thr.impact, thr.bounce, self._correction_rate, self.gains.kp, self.gains.kd, int(cfg.max_rounds),
-            BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE, pair_element,
+            BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE,
         )  # fmt: skip
         self._tables = (allocate_contact_table(C, P, nv), allocate_contact_table(C, P, nv))
         memory = allocate_memory(C)
@@ -485,9 +490,8 @@ class Simulator:
         self._solve_scratch = allocate_solve(6 * C + K + len(joints), nv, P)
         if old_scratch is not None:  # the step's factor of M carries over (factored once per step)
             self._solve_scratch.L[:] = old_scratch.L
-        shapes, X, pair_id = self._pair_shapes, self._pair_X, self._pair_id
-        bodies = np.array([model.collision_shapes[i].body for i in range(len(pair_id))], dtype=np.int64)
-        self._pairs = body_pairs(shapes, bodies, X, pair_id, 4 * C if len(pair_id) else 0)
+        shapes, bodies, X, pair_id, element, _ = self._pairs_static
+        self._pairs = body_pairs(shapes, bodies, X, pair_id, element, 4 * C if len(bodies) else 0)
         self._data = make_step_data(
             self._tree, self._stage, self._dyn, statics, params, allocate_detection(N + 4 * C), self._tables, memory,
             self._hard, self._friction, self._out, self._solve_scratch, self._pairs,
@@ -578,34 +582,48 @@ class Simulator:
         return out
 
 
-def _collision_pairs(model: RobotModel, config: SimulatorConfig):
-    """The collision shapes that can touch another body, for the compiled step's BodyPairs:
-    (ShapeSet of the model's first n collision shapes, X_body_shape (n, 4, 4), pair_id (n, n)
-    (1 + candidate index, 0: never), the element name of each candidate: the link of its
-    first shape). Candidates: shapes of different trees (free objects) always; shapes of one
+def _collision_pairs(model: RobotModel, config: SimulatorConfig, box_R: np.ndarray, box_p: np.ndarray,
+                     box_half: np.ndarray, first_box: int, first_row: int):
+    """The narrow phase's shapes and candidate pairs for the compiled step's BodyPairs.
+
+    Shapes: the environment's static boxes (box_R (nbox, 3, 3), box_p, box_half (nbox, 3),
+    world) first, body -1, then the model's collision shapes. Candidates: every model shape
+    with every static box; shapes of different trees (free objects) always; shapes of one
     tree when ``config.self_collision`` (contact/self_collision.py: not the same body, not
-    adjacent, not disabled by the SRDF). No candidates: n = 0."""
+    adjacent, not disabled by the SRDF). A candidate's element: a static box's (first_box +
+    its index), else a row of its own from first_row on (``config.body_material``).
+    Returns (ShapeSet, body (n,), X (n, 4, 4), pair_id (n, n), element (candidates,), the
+    names of the rows from first_row on: the link of the candidate's first shape)."""
     shapes = model.collision_shapes
+    nbox = len(box_p)
     root = _tree_roots(model.parent)
-    body = np.array([s.body for s in shapes], dtype=np.int64)
-    allowed = np.zeros((len(shapes), len(shapes)), dtype=bool)
+    shape_body = np.array([s.body for s in shapes], dtype=np.int64)
+    body = np.concatenate([np.full(nbox, -1, np.int64), shape_body])
+    n = len(body)
+    allowed = np.zeros((n, n), dtype=bool)
+    allowed[:nbox, nbox:] = True
     if len(shapes):
-        allowed |= root[body][:, None] != root[body][None, :]
+        allowed[nbox:, nbox:] |= root[shape_body][:, None] != root[shape_body][None, :]
         if config.self_collision:
-            pairs = self_collision_pairs(model, config.srdf)
+            pairs = self_collision_pairs(model, config.srdf) + nbox
             allowed[pairs[:, 0], pairs[:, 1]] = True
     allowed = np.triu(allowed, 1)
-    if not allowed.any():
-        return pack_shapes([]), np.zeros((0, 4, 4)), np.zeros((0, 0), np.int64), []
-    n = int(np.flatnonzero(allowed.any(axis=0) | allowed.any(axis=1)).max()) + 1
-    allowed = allowed[:n, :n]
     i, j = np.nonzero(allowed)
     pair_id = np.zeros((n, n), dtype=np.int64)
     pair_id[i, j] = pair_id[j, i] = np.arange(1, len(i) + 1)
-    specs = [ShapeSpec(int(s.kind), np.asarray(s.size, float), s.vertices if len(s.vertices) else None) for s in shapes[:n]]
-    X = np.stack([np.asarray(s.X_body_shape, float) for s in shapes[:n]])
-    names = [model.body_names[body[a]] for a in i]
-    return pack_shapes(specs), X, pair_id, names
+    element = np.where(i < nbox, first_box + i, 0)
+    between = i >= nbox
+    element[between] = first_row + np.arange(int(between.sum()))
+    names = [model.body_names[body[a]] for a in i[between]]
+    specs = [ShapeSpec(int(ShapeKind.BOX), 2.0 * np.asarray(h, float)) for h in box_half]
+    specs += [ShapeSpec(int(s.kind), np.asarray(s.size, float), s.vertices if len(s.vertices) else None) for s in shapes]
+    X = np.tile(np.eye(4), (n, 1, 1))
+    X[:nbox, :3, :3], X[:nbox, :3, 3] = box_R, box_p
+    for k, s in enumerate(shapes):
+        X[nbox + k] = s.X_body_shape
+    if not len(i):  # nothing for the narrow phase
+        return pack_shapes([]), np.zeros(0, np.int64), np.zeros((0, 4, 4)), np.zeros((0, 0), np.int64), element, names
+    return pack_shapes(specs), body, X, pair_id, element, names
 
 
 def _tree_roots(parent: np.ndarray) -> np.ndarray:
