@@ -25,7 +25,8 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass, field
-from typing import NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -66,7 +67,7 @@ from humanoid_sim.simulator.link_wrenches import LinkWrenches, generalized_force
 
 _KINDS = {int(k): k for k in ContactKind}
 
-__all__ = ["ContactReport", "SimulationError", "Simulator", "SimulatorConfig", "StepResult"]
+__all__ = ["ContactReport", "ContactReports", "SimulationError", "Simulator", "SimulatorConfig", "StepResult"]
 
 
 @dataclass(frozen=True)
@@ -160,11 +161,55 @@ class ContactReport(NamedTuple):
     other_body: int = -1
 
 
+class ContactReports(Sequence):
+    """A step's ContactReports (a read-only sequence): the contact table's rows are copied
+    at the step, the ContactReport objects made when the sequence is first read."""
+
+    __slots__ = ("_rows", "_names", "_elements", "_reports")
+
+    def __init__(self, tab, nc: int, names: Sequence[str], elements: Sequence[str]) -> None:
+        st, cnt = tab.point_start[:nc].tolist(), tab.point_count[:nc].tolist()
+        points = (tab.world[: max(a + b for a, b in zip(st, cnt))].copy(), st, cnt)
+        self._rows = (tab.body[:nc].tolist(), tab.element[:nc].tolist(), tab.kind[:nc].tolist(),
+                      tab.sticking[:nc].tolist(), tab.spin[:nc].tolist(), points, tab.origin[:nc].copy(),
+                      tab.R[:nc].copy(), tab.wrench[:nc].copy(), tab.wrench_world[:nc].copy(),
+                      tab.impulse[:nc].copy(), tab.pv[:nc].copy(), tab.other[:nc].tolist())  # fmt: skip
+        self._names, self._elements = names, elements
+        self._reports: tuple[ContactReport, ...] | None = None
+
+    def _all(self) -> tuple[ContactReport, ...]:
+        if self._reports is None:
+            body, element, kind, sticking, spin, (world, st, cnt), origin, R, w, ww, imp, pv, other = self._rows
+            names, elements = self._names, self._elements
+            self._reports = tuple(
+                ContactReport(names[body[i]], body[i], elements[element[i]], _KINDS[kind[i]], bool(sticking[i]),
+                              spin[i] != 0.0, world[st[i] : st[i] + cnt[i]], origin[i], R[i], w[i], ww[i], imp[i],
+                              pv[i], other[i])  # fmt: skip
+                for i in range(len(body))
+            )
+        return self._reports
+
+    def __len__(self) -> int:
+        return len(self._rows[0])
+
+    def __getitem__(self, index):
+        return self._all()[index]
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __repr__(self) -> str:
+        return repr(self._all())
+
+
+_NO_CONTACTS: tuple[ContactReport, ...] = ()
+
+
 class StepResult(NamedTuple):
     """t: time after the step [s]; q (nq,), v (nv,): the new state;
     tau_applied: joint torques applied: clamped to the effort limits and limited by the
     velocity-limit rule (limits/velocity_limits.py) [N m or N], shape (nj,);
-    contacts: ContactReport per contact; zmp: ZmpReport of the ground contacts;
+    contacts: ContactReport per contact (a sequence: ContactReports); zmp: ZmpReport of the ground contacts;
     rounds: checked solves of the validity loop; validated: its last checked solve passed
     every check; solver: what was integrated: "checked" (seed 000's solve, every check
     passed) or "bounded" (the checked solve of the impulse or acceleration phase was rank
@@ -180,7 +225,7 @@ class StepResult(NamedTuple):
     q: np.ndarray
     v: np.ndarray
     tau_applied: np.ndarray
-    contacts: tuple[ContactReport, ...]
+    contacts: Sequence[ContactReport]
     zmp: ZmpReport
     rounds: int
     validated: bool
@@ -501,40 +546,26 @@ class Simulator:
         """The StepResult of the step the kernel just made; commits the new state."""
         out = self._out
         counts = out.counts[0]
-        tab = self._tables[int(counts["table"])]
         nc = int(counts["contacts"])
-        # reports: fresh arrays (a StepResult stays valid after later steps)
-        reports = []
+        # reports: copies of the table's rows, made into ContactReports when first read (a
+        # StepResult stays valid after later steps)
+        reports = _NO_CONTACTS
         if nc:
-            names, elements = self.model.body_names, self._element_names
-            body, element, kind = tab.body[:nc].tolist(), tab.element[:nc].tolist(), tab.kind[:nc].tolist()
-            other = tab.other[:nc].tolist()
-            sticking, spin = tab.sticking[:nc].tolist(), tab.spin[:nc].tolist()
-            start, count = tab.point_start[:nc].tolist(), tab.point_count[:nc].tolist()
-            origin, R = tab.origin[:nc].copy(), tab.R[:nc].copy()
-            w, ww, imp, pv = tab.wrench[:nc].copy(), tab.wrench_world[:nc].copy(), tab.impulse[:nc].copy(), tab.pv[:nc].copy()
-            for i in range(nc):
-                st, cnt = start[i], count[i]
-                reports.append(
-                    ContactReport(
-                        names[body[i]], body[i], elements[element[i]], _KINDS[kind[i]], bool(sticking[i]), spin[i] != 0.0,
-                        tab.world[st : st + cnt].copy(), origin[i], R[i], w[i], ww[i], imp[i], pv[i], other[i],
-                    )  # fmt: skip
-                )
+            reports = ContactReports(self._tables[int(counts["table"])], nc, self.model.body_names, self._element_names)
         zp = out.zmp.copy()
         zmp = ZmpReport(zp[:3], out.zmp_points[out.zmp_hull[: int(counts["ground_hull"])]], float(zp[3]), zp[4:7], zp[7:10])
-        dt = self.config.dt
-        hard_force = self._hard.force + self._hard.impulse / dt
-        forces = self._provider_forces(rows, hard_map, hard_force)
+        forces = ()
+        if self.providers:
+            hard_force = self._hard.force + self._hard.impulse / self.config.dt
+            forces = tuple(self._provider_forces(rows, hard_map, hard_force))
         q_next, v_next = out.q_next.copy(), out.v_next.copy()
-        self._q, self._v, self._t = q_next, v_next, self._t + dt
+        self._q, self._v, self._t = q_next, v_next, self._t + self.config.dt
         for p, f in zip(self.providers, forces):
             p.accept_forces(f)
-        bounded = bool(counts["bounded"])
         return StepResult(
-            self._t, q_next.copy(), v_next.copy(), tau_j, tuple(reports), zmp, int(counts["rounds"]),
-            bool(counts["validated"]), bool(counts["impulse"]), float(counts["max_penetration"]), tuple(forces),
-            out.a.copy(), "bounded" if bounded else "checked",
+            self._t, q_next.copy(), v_next.copy(), tau_j, reports, zmp, int(counts["rounds"]),
+            bool(counts["validated"]), bool(counts["impulse"]), float(counts["max_penetration"]), forces,
+            out.a.copy(), "bounded" if counts["bounded"] else "checked",
         )  # fmt: skip
 
     def _provider_rows(self, rows: list[OneSidedRows], v: np.ndarray):
