@@ -55,9 +55,7 @@ class StepParams(NamedTuple):
     [m]; band: smallest speculative band beyond it [m]; separating, impact, bounce: velocity
     thresholds [m/s]; correction_rate: 2 kd [1/s]; kp [1/s^2], kd [1/s]: Eq. 20b gains;
     max_rounds: checked solves per phase; bounded_regularisation, bounded_sweeps,
-    bounded_tolerance: the bounded solve's (contact/bounded_solve.py); pair_element: the
-    element (material row of StepStatics) of the first candidate pair of BodyPairs: a
-    contact between two bodies has the element pair_element + its candidate index."""
+    bounded_tolerance: the bounded solve's (contact/bounded_solve.py)."""
 
     dt: float
     ground_height: float
@@ -74,7 +72,6 @@ class StepParams(NamedTuple):
     bounded_regularisation: float
     bounded_sweeps: int
     bounded_tolerance: float
-    pair_element: int
 
 
 class Dynamics(NamedTuple):
@@ -398,14 +395,18 @@ def make_step_data(
 
 
 class BodyPairs(NamedTuple):
-    """Contacts between two bodies: their collision shapes (n) and the candidate pairs.
+    """Contacts by the narrow phase: collision shapes (n) and their candidate pairs.
 
     shapes: the shapes packed for the narrow phase (convex_shapes.ShapeSet, shape frames);
-    body (n,) int64: the body each shape moves with; R_local (n, 3, 3), p_local (n, 3):
-    X_body_shape; pair_id (n, n) int64, symmetric: 1 + the candidate index of the pair
-    (i, j), 0 for a pair that never collides (same body, adjacent links, an SRDF's
-    disabled pair: contact/self_collision.py), so that a pair keeps its index (its
-    material row and its contact memory) from step to step. Work: R (n, 3, 3), p (n, 3)
+    body (n,) int64: the body each shape moves with, -1 for a static shape of the
+    environment (a static box; static shapes come first); R_local (n, 3, 3), p_local
+    (n, 3): X_body_shape (X_world_shape for a static one); pair_id (n, n) int64,
+    symmetric: 1 + the candidate index of the pair (i, j), 0 for a pair that never
+    collides (two static shapes, same body, adjacent links, an SRDF's disabled pair:
+    contact/self_collision.py), so that a pair keeps its index (and its contact memory)
+    from step to step; element (candidates,) int64: the element (material row of
+    StepStatics, name) of each candidate: a static box's own, or a row of its own for two
+    bodies. Work: R (n, 3, 3), p (n, 3)
     the shapes' world poses; lo, hi (n, 3) their AABBs; order (n,) the broad phase's
     sort (kept between steps); pairs (cap, 2) the overlapping candidates of a step;
     contacts (pair_contacts.PairContacts), manifold, scratch: the narrow phase's buffers."""
@@ -415,6 +416,7 @@ class BodyPairs(NamedTuple):
     R_local: np.ndarray
     p_local: np.ndarray
     pair_id: np.ndarray
+    element: np.ndarray
     R: np.ndarray
     p: np.ndarray
     lo: np.ndarray
@@ -427,16 +429,20 @@ class BodyPairs(NamedTuple):
 
 
 def body_pairs(
-    shapes: ShapeSet, body: np.ndarray, X_body_shape: np.ndarray, pair_id: np.ndarray, capacity: int
+    shapes: ShapeSet, body: np.ndarray, X_body_shape: np.ndarray, pair_id: np.ndarray, element: np.ndarray,
+    capacity: int,
 ) -> BodyPairs:
     """A BodyPairs over n shapes (X_body_shape (n, 4, 4)) with room for ``capacity``
     overlapping pairs and contact points per step (the simulator grows it with its tables)."""
     n = len(body)
     X = np.asarray(X_body_shape, dtype=float).reshape(n, 4, 4)
     cap = max(int(capacity), 1)
+    R_local, p_local = np.ascontiguousarray(X[:, :3, :3]), np.ascontiguousarray(X[:, :3, 3])
+    static = np.asarray(body) < 0
+    R, p = np.zeros((n, 3, 3)), np.zeros((n, 3))
+    R[static], p[static] = R_local[static], p_local[static]  # a static shape's pose never changes
     return BodyPairs(
-        shapes, np.asarray(body, np.int64).copy(), np.ascontiguousarray(X[:, :3, :3]), np.ascontiguousarray(X[:, :3, 3]),
-        np.ascontiguousarray(pair_id, dtype=np.int64), np.zeros((n, 3, 3)), np.zeros((n, 3)), np.zeros((n, 3)),
-        np.zeros((n, 3)), np.arange(n, dtype=np.int64), np.zeros((cap, 2), np.int64), pair_contacts_buffers(cap),
-        manifold_buffers(shapes), narrow_scratch(shapes),
+        shapes, np.asarray(body, np.int64).copy(), R_local, p_local, np.ascontiguousarray(pair_id, dtype=np.int64),
+        np.asarray(element, np.int64).copy(), R, p, np.zeros((n, 3)), np.zeros((n, 3)), np.arange(n, dtype=np.int64),
+        np.zeros((cap, 2), np.int64), pair_contacts_buffers(cap), manifold_buffers(shapes), narrow_scratch(shapes),
     )  # fmt: skip

@@ -108,14 +108,17 @@ FLAT_TOLERANCE = 1e-4  # [m] a face within this of the contact plane is flat on 
 
 @njit(cache=True)
 def _detect_pairs(d, band, k, key0) -> int:
-    """The points between two bodies (d.pairs: candidate shape pairs whose AABBs, grown by
-    band [m], overlap; narrow phase within band) appended to the detection after its first
-    k points, keyed key0 + candidate index (one group per shape pair). Returns the new
-    number of points, or -1 when a buffer is too small."""
+    """The points of the narrow phase (d.pairs: candidate shape pairs, a body's shape and a
+    static box or two bodies' shapes, whose AABBs, grown by band [m], overlap; collided
+    within band) appended to the detection after its first k points, keyed key0 +
+    candidate index (one group per shape pair). Returns the new number of points, or -1
+    when a buffer is too small."""
     bp, dyn, det = d.pairs, d.dyn, d.detection
     n = bp.body.shape[0]
     for s in range(n):  # X_world_shape = X_world_body X_body_shape
         b = bp.body[s]
+        if b < 0:  # static: its world pose is set once
+            continue
         for r in range(3):
             for c in range(3):
                 bp.R[s, r, c] = dyn.R[b, r, 0] * bp.R_local[s, 0, c] + dyn.R[b, r, 1] * bp.R_local[s, 1, c] + \
@@ -137,16 +140,16 @@ def _detect_pairs(d, band, k, key0) -> int:
         h = k + r
         det.idx[h] = -1
         det.body[h] = bp.body[b]  # on B's surface; the normal points from A into B
-        det.other[h] = bp.body[a]
-        det.elem[h] = d.params.pair_element + cand
-        det.face[h] = 0
+        det.other[h] = bp.body[a]  # -1: a static shape
+        det.elem[h] = bp.element[cand]
+        det.face[h] = cand
         det.gap[h] = pc.gap[r]
         for c in range(3):
             det.point[h, c] = pc.point_b[r, c]
             det.normal[h, c] = pc.normal[r, c]
             det.tangent[h, c] = pc.tangent[r, c]
-        for c in range(4):
-            det.roll[h, c] = 0.0
+        for c in range(4):  # B rolling over A (A's own turning is not counted)
+            det.roll[h, c] = pc.roll_b[r, c]
         det.keys[h] = key0 + cand
     return k + rows
 

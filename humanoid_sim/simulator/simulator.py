@@ -25,7 +25,8 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass, field
-from typing import NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -60,7 +61,7 @@ from humanoid_sim.dynamics.integrator import stage_work
 from humanoid_sim.dynamics.kinematic_tree import kinematic_tree
 from humanoid_sim.dynamics.workspace import DynamicsWorkspace
 from humanoid_sim.limits.velocity_limits import coupled_effort_limits_into, coupled_work, velocity_rule
-from humanoid_sim.model.robot_model import RobotModel
+from humanoid_sim.model.robot_model import RobotModel, ShapeKind
 from humanoid_sim.errors import UnknownNameError
 from humanoid_sim.simulator.initial_pose import InitialPose, load_initial_poses, pose_configuration, starting_pose
 from humanoid_sim.simulator.link_wrenches import LinkWrenches, generalized_force
@@ -68,7 +69,7 @@ from humanoid_sim.world.assembly import WorldModel
 
 _KINDS = {int(k): k for k in ContactKind}
 
-__all__ = ["ContactReport", "SimulationError", "Simulator", "SimulatorConfig", "StepResult"]
+__all__ = ["ContactReport", "ContactReports", "SimulationError", "Simulator", "SimulatorConfig", "StepResult"]
 
 
 @dataclass(frozen=True)
@@ -162,11 +163,55 @@ class ContactReport(NamedTuple):
     other_body: int = -1
 
 
+class ContactReports(Sequence):
+    """A step's ContactReports (a read-only sequence): the contact table's rows are copied
+    at the step, the ContactReport objects made when the sequence is first read."""
+
+    __slots__ = ("_rows", "_names", "_elements", "_reports")
+
+    def __init__(self, tab, nc: int, names: Sequence[str], elements: Sequence[str]) -> None:
+        st, cnt = tab.point_start[:nc].tolist(), tab.point_count[:nc].tolist()
+        points = (tab.world[: max(a + b for a, b in zip(st, cnt))].copy(), st, cnt)
+        self._rows = (tab.body[:nc].tolist(), tab.element[:nc].tolist(), tab.kind[:nc].tolist(),
+                      tab.sticking[:nc].tolist(), tab.spin[:nc].tolist(), points, tab.origin[:nc].copy(),
+                      tab.R[:nc].copy(), tab.wrench[:nc].copy(), tab.wrench_world[:nc].copy(),
+                      tab.impulse[:nc].copy(), tab.pv[:nc].copy(), tab.other[:nc].tolist())  # fmt: skip
+        self._names, self._elements = names, elements
+        self._reports: tuple[ContactReport, ...] | None = None
+
+    def _all(self) -> tuple[ContactReport, ...]:
+        if self._reports is None:
+            body, element, kind, sticking, spin, (world, st, cnt), origin, R, w, ww, imp, pv, other = self._rows
+            names, elements = self._names, self._elements
+            self._reports = tuple(
+                ContactReport(names[body[i]], body[i], elements[element[i]], _KINDS[kind[i]], bool(sticking[i]),
+                              spin[i] != 0.0, world[st[i] : st[i] + cnt[i]], origin[i], R[i], w[i], ww[i], imp[i],
+                              pv[i], other[i])  # fmt: skip
+                for i in range(len(body))
+            )
+        return self._reports
+
+    def __len__(self) -> int:
+        return len(self._rows[0])
+
+    def __getitem__(self, index):
+        return self._all()[index]
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __repr__(self) -> str:
+        return repr(self._all())
+
+
+_NO_CONTACTS: tuple[ContactReport, ...] = ()
+
+
 class StepResult(NamedTuple):
     """t: time after the step [s]; q (nq,), v (nv,): the new state;
     tau_applied: joint torques applied: clamped to the effort limits and limited by the
     velocity-limit rule (limits/velocity_limits.py) [N m or N], shape (nj,);
-    contacts: ContactReport per contact; zmp: ZmpReport of the ground contacts;
+    contacts: ContactReport per contact (a sequence: ContactReports); zmp: ZmpReport of the ground contacts;
     rounds: checked solves of the validity loop; validated: its last checked solve passed
     every check; solver: what was integrated: "checked" (seed 000's solve, every check
     passed) or "bounded" (the checked solve of the impulse or acceleration phase was rank
@@ -182,7 +227,7 @@ class StepResult(NamedTuple):
     q: np.ndarray
     v: np.ndarray
     tau_applied: np.ndarray
-    contacts: tuple[ContactReport, ...]
+    contacts: Sequence[ContactReport]
     zmp: ZmpReport
     rounds: int
     validated: bool
@@ -254,7 +299,11 @@ class Simulator:
         for b, local, radius in zip(geo.body, geo.local, geo.radius):
             self._reach[b] = max(self._reach[b], float(np.linalg.norm(local)) + float(radius))
         env = config.environment
-        self._pair_shapes, self._pair_X, self._pair_id, pair_names = _collision_pairs(model, config)
+        first_box = 1 if env.ground else 0  # the elements: the ground, the static boxes, then pairs of bodies
+        first_row = first_box + len(env.boxes)
+        self._pairs_static = _collision_pairs(model, config, self.detector._box_R, self.detector._box_p,
+                                              self.detector._box_half, first_box, first_row)  # fmt: skip
+        pair_names = self._pairs_static[-1]
         self._robot_bodies = (model.tree_root == 0).astype(np.int64)  # the first tree: its ground contacts make the ZMP
         self._element_names = list(env.element_names()) + pair_names
         self.gains = Gains.critically_damped(config.dt, config.correction_steps)
@@ -496,12 +545,13 @@ class Simulator:
         N = g.hit_capacity
         C, P, K = contacts, g.hit_capacity, hard_rows
         materials = ([env.ground.material] if env.ground else []) + [b.material for b in env.boxes]
-        pair_element = len(materials)
-        materials += [cfg.body_material] * (len(self._element_names) - pair_element)
+        materials += [cfg.body_material] * (len(self._element_names) - len(materials))
         self._dyn = Dynamics(ws.R, ws.p, ws.S, ws.V, ws.A, ws.Iw, ws.M, ws.b, ws._acc, ws._f, ws.a_gravity, ws.zero_nv,
                              self._damping)  # fmt: skip
         statics = StepStatics(
-            geo.body, geo.kind, geo.local, geo.axis, geo.radius, self._reach, g._box_R, g._box_p, g._box_half,
+            # static boxes go to the narrow phase (BodyPairs): none for the point detection
+            geo.body, geo.kind, geo.local, geo.axis, geo.radius, self._reach, np.zeros((0, 3, 3)), np.zeros((0, 3)),
+            np.zeros((0, 3)),
             np.array([m.mu_s for m in materials], dtype=float).reshape(-1),
             np.array([m.mu_d for m in materials], dtype=float).reshape(-1),
             np.array([m.restitution for m in materials], dtype=float).reshape(-1), self._robot_bodies,
@@ -509,7 +559,7 @@ class Simulator:
         params = StepParams(
             cfg.dt, g._ground_h, bool(g._has_ground), cfg.contact_tolerance, cfg.speculative_distance, thr.separating,
             thr.impact, thr.bounce, self._correction_rate, self.gains.kp, self.gains.kd, int(cfg.max_rounds),
-            BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE, pair_element,
+            BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE,
         )  # fmt: skip
         self._tables = (allocate_contact_table(C, P, nv), allocate_contact_table(C, P, nv))
         memory = allocate_memory(C)
@@ -532,9 +582,8 @@ class Simulator:
         self._solve_scratch = allocate_solve(6 * C + K + len(joints), nv, P)
         if old_scratch is not None:  # the step's factor of M carries over (factored once per step)
             self._solve_scratch.L[:] = old_scratch.L
-        shapes, X, pair_id = self._pair_shapes, self._pair_X, self._pair_id
-        bodies = np.array([model.collision_shapes[i].body for i in range(len(pair_id))], dtype=np.int64)
-        self._pairs = body_pairs(shapes, bodies, X, pair_id, 4 * C if len(pair_id) else 0)
+        shapes, bodies, X, pair_id, element, _ = self._pairs_static
+        self._pairs = body_pairs(shapes, bodies, X, pair_id, element, 4 * C if len(bodies) else 0)
         self._data = make_step_data(
             self._tree, self._stage, self._dyn, statics, params, allocate_detection(N + 4 * C), self._tables, memory,
             self._hard, self._friction, self._out, self._solve_scratch, self._pairs,
@@ -544,40 +593,26 @@ class Simulator:
         """The StepResult of the step the kernel just made; commits the new state."""
         out = self._out
         counts = out.counts[0]
-        tab = self._tables[int(counts["table"])]
         nc = int(counts["contacts"])
-        # reports: fresh arrays (a StepResult stays valid after later steps)
-        reports = []
+        # reports: copies of the table's rows, made into ContactReports when first read (a
+        # StepResult stays valid after later steps)
+        reports = _NO_CONTACTS
         if nc:
-            names, elements = self.model.body_names, self._element_names
-            body, element, kind = tab.body[:nc].tolist(), tab.element[:nc].tolist(), tab.kind[:nc].tolist()
-            other = tab.other[:nc].tolist()
-            sticking, spin = tab.sticking[:nc].tolist(), tab.spin[:nc].tolist()
-            start, count = tab.point_start[:nc].tolist(), tab.point_count[:nc].tolist()
-            origin, R = tab.origin[:nc].copy(), tab.R[:nc].copy()
-            w, ww, imp, pv = tab.wrench[:nc].copy(), tab.wrench_world[:nc].copy(), tab.impulse[:nc].copy(), tab.pv[:nc].copy()
-            for i in range(nc):
-                st, cnt = start[i], count[i]
-                reports.append(
-                    ContactReport(
-                        names[body[i]], body[i], elements[element[i]], _KINDS[kind[i]], bool(sticking[i]), spin[i] != 0.0,
-                        tab.world[st : st + cnt].copy(), origin[i], R[i], w[i], ww[i], imp[i], pv[i], other[i],
-                    )  # fmt: skip
-                )
+            reports = ContactReports(self._tables[int(counts["table"])], nc, self.model.body_names, self._element_names)
         zp = out.zmp.copy()
         zmp = ZmpReport(zp[:3], out.zmp_points[out.zmp_hull[: int(counts["ground_hull"])]], float(zp[3]), zp[4:7], zp[7:10])
-        dt = self.config.dt
-        hard_force = self._hard.force + self._hard.impulse / dt
-        forces = self._provider_forces(rows, hard_map, hard_force)
+        forces = ()
+        if self.providers:
+            hard_force = self._hard.force + self._hard.impulse / self.config.dt
+            forces = tuple(self._provider_forces(rows, hard_map, hard_force))
         q_next, v_next = out.q_next.copy(), out.v_next.copy()
-        self._q, self._v, self._t = q_next, v_next, self._t + dt
+        self._q, self._v, self._t = q_next, v_next, self._t + self.config.dt
         for p, f in zip(self.providers, forces):
             p.accept_forces(f)
-        bounded = bool(counts["bounded"])
         return StepResult(
-            self._t, q_next.copy(), v_next.copy(), tau_j, tuple(reports), zmp, int(counts["rounds"]),
-            bool(counts["validated"]), bool(counts["impulse"]), float(counts["max_penetration"]), tuple(forces),
-            out.a.copy(), "bounded" if bounded else "checked",
+            self._t, q_next.copy(), v_next.copy(), tau_j, reports, zmp, int(counts["rounds"]),
+            bool(counts["validated"]), bool(counts["impulse"]), float(counts["max_penetration"]), forces,
+            out.a.copy(), "bounded" if counts["bounded"] else "checked",
         )  # fmt: skip
 
     def _provider_rows(self, rows: list[OneSidedRows], v: np.ndarray):
@@ -625,31 +660,45 @@ class Simulator:
         return out
 
 
-def _collision_pairs(model: RobotModel, config: SimulatorConfig):
-    """The collision shapes that can touch another body, for the compiled step's BodyPairs:
-    (ShapeSet of the model's first n collision shapes, X_body_shape (n, 4, 4), pair_id (n, n)
-    (1 + candidate index, 0: never), the element name of each candidate: the link of its
-    first shape). Candidates: shapes of different trees (free objects) always; shapes of one
+def _collision_pairs(model: RobotModel, config: SimulatorConfig, box_R: np.ndarray, box_p: np.ndarray,
+                     box_half: np.ndarray, first_box: int, first_row: int):
+    """The narrow phase's shapes and candidate pairs for the compiled step's BodyPairs.
+
+    Shapes: the environment's static boxes (box_R (nbox, 3, 3), box_p, box_half (nbox, 3),
+    world) first, body -1, then the model's collision shapes. Candidates: every model shape
+    with every static box; shapes of different trees (free objects) always; shapes of one
     tree when ``config.self_collision`` (contact/self_collision.py: not the same body, not
-    adjacent, not disabled by the SRDF). No candidates: n = 0."""
+    adjacent, not disabled by the SRDF). A candidate's element: a static box's (first_box +
+    its index), else a row of its own from first_row on (``config.body_material``).
+    Returns (ShapeSet, body (n,), X (n, 4, 4), pair_id (n, n), element (candidates,), the
+    names of the rows from first_row on: the link of the candidate's first shape)."""
     shapes = model.collision_shapes
+    nbox = len(box_p)
     root = model.tree_root
-    body = np.array([s.body for s in shapes], dtype=np.int64)
-    allowed = np.zeros((len(shapes), len(shapes)), dtype=bool)
+    shape_body = np.array([s.body for s in shapes], dtype=np.int64)
+    body = np.concatenate([np.full(nbox, -1, np.int64), shape_body])
+    n = len(body)
+    allowed = np.zeros((n, n), dtype=bool)
+    allowed[:nbox, nbox:] = True
     if len(shapes):
-        allowed |= root[body][:, None] != root[body][None, :]
+        allowed[nbox:, nbox:] |= root[shape_body][:, None] != root[shape_body][None, :]
         if config.self_collision:
-            pairs = self_collision_pairs(model, config.srdf)
+            pairs = self_collision_pairs(model, config.srdf) + nbox
             allowed[pairs[:, 0], pairs[:, 1]] = True
     allowed = np.triu(allowed, 1)
-    if not allowed.any():
-        return pack_shapes([]), np.zeros((0, 4, 4)), np.zeros((0, 0), np.int64), []
-    n = int(np.flatnonzero(allowed.any(axis=0) | allowed.any(axis=1)).max()) + 1
-    allowed = allowed[:n, :n]
     i, j = np.nonzero(allowed)
     pair_id = np.zeros((n, n), dtype=np.int64)
     pair_id[i, j] = pair_id[j, i] = np.arange(1, len(i) + 1)
-    specs = [ShapeSpec(int(s.kind), np.asarray(s.size, float), s.vertices if len(s.vertices) else None) for s in shapes[:n]]
-    X = np.stack([np.asarray(s.X_body_shape, float) for s in shapes[:n]])
-    names = [model.body_names[body[a]] for a in i]
-    return pack_shapes(specs), X, pair_id, names
+    element = np.where(i < nbox, first_box + i, 0)
+    between = i >= nbox
+    element[between] = first_row + np.arange(int(between.sum()))
+    names = [model.body_names[body[a]] for a in i[between]]
+    specs = [ShapeSpec(int(ShapeKind.BOX), 2.0 * np.asarray(h, float)) for h in box_half]
+    specs += [ShapeSpec(int(s.kind), np.asarray(s.size, float), s.vertices if len(s.vertices) else None) for s in shapes]
+    X = np.tile(np.eye(4), (n, 1, 1))
+    X[:nbox, :3, :3], X[:nbox, :3, 3] = box_R, box_p
+    for k, s in enumerate(shapes):
+        X[nbox + k] = s.X_body_shape
+    if not len(i):  # nothing for the narrow phase
+        return pack_shapes([]), np.zeros(0, np.int64), np.zeros((0, 4, 4)), np.zeros((0, 0), np.int64), element, names
+    return pack_shapes(specs), body, X, pair_id, element, names
