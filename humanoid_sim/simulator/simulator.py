@@ -248,7 +248,12 @@ class Simulator:
         config: SimulatorConfig | None = None,
         providers: Sequence[ConstraintProvider] = (),
         poses: dict[str, InitialPose] | None = None,
+        body_materials: Sequence[Material] | None = None,
     ) -> None:
+        """model: the robot (or a world's assembled model); body_materials: per body (nb,),
+        the material of its surface against other bodies (None: ``config.body_material``
+        for every body); two bodies touch with the mean of their materials (friction and
+        restitution), a body and the environment with the environment element's."""
         self.config = config = config or SimulatorConfig()
         if config.gravity is not None:
             model = dataclasses.replace(model, gravity=np.asarray(config.gravity, dtype=float).copy())
@@ -301,9 +306,14 @@ class Simulator:
         env = config.environment
         first_box = 1 if env.ground else 0  # the elements: the ground, the static boxes, then pairs of bodies
         first_row = first_box + len(env.boxes)
+        if body_materials is None:
+            body_materials = [config.body_material] * model.nb
+        elif len(body_materials) != model.nb:
+            raise ValueError(f"body_materials: one Material per body ({model.nb}), got {len(body_materials)}")
         self._pairs_static = _collision_pairs(model, config, self.detector._box_R, self.detector._box_p,
                                               self.detector._box_half, first_box, first_row)  # fmt: skip
         pair_names = self._pairs_static[-1]
+        self._pair_materials = [_mean_material(body_materials[a], body_materials[b]) for a, b in self._pairs_static[-2]]
         self._robot_bodies = (model.tree_root == 0).astype(np.int64)  # the first tree: its ground contacts make the ZMP
         self._element_names = list(env.element_names()) + pair_names
         self.gains = Gains.critically_damped(config.dt, config.correction_steps)
@@ -351,7 +361,10 @@ class Simulator:
         ``sim.world_model`` says where each object's body and coordinates are. Raises
         UnknownNameError listing the robot's poses for a pose it lacks."""
         config = dataclasses.replace(config or SimulatorConfig(), environment=world_model.world.environment())
-        sim = cls(world_model.model, config, providers, poses)
+        materials = [config.body_material] * world_model.model.nb
+        for obj in world_model.objects:
+            materials[obj.body] = obj.material
+        sim = cls(world_model.model, config, providers, poses, body_materials=materials)
         sim.world_model = world_model
         if world_model.robot is None:
             sim.reset()
@@ -545,7 +558,7 @@ class Simulator:
         N = g.hit_capacity
         C, P, K = contacts, g.hit_capacity, hard_rows
         materials = ([env.ground.material] if env.ground else []) + [b.material for b in env.boxes]
-        materials += [cfg.body_material] * (len(self._element_names) - len(materials))
+        materials += self._pair_materials
         self._dyn = Dynamics(ws.R, ws.p, ws.S, ws.V, ws.A, ws.Iw, ws.M, ws.b, ws._acc, ws._f, ws.a_gravity, ws.zero_nv,
                              self._damping)  # fmt: skip
         statics = StepStatics(
@@ -582,7 +595,7 @@ class Simulator:
         self._solve_scratch = allocate_solve(6 * C + K + len(joints), nv, P)
         if old_scratch is not None:  # the step's factor of M carries over (factored once per step)
             self._solve_scratch.L[:] = old_scratch.L
-        shapes, bodies, X, pair_id, element, _ = self._pairs_static
+        shapes, bodies, X, pair_id, element, _, _ = self._pairs_static
         self._pairs = body_pairs(shapes, bodies, X, pair_id, element, 4 * C if len(bodies) else 0)
         self._data = make_step_data(
             self._tree, self._stage, self._dyn, statics, params, allocate_detection(N + 4 * C), self._tables, memory,
@@ -669,9 +682,9 @@ def _collision_pairs(model: RobotModel, config: SimulatorConfig, box_R: np.ndarr
     with every static box; shapes of different trees (free objects) always; shapes of one
     tree when ``config.self_collision`` (contact/self_collision.py: not the same body, not
     adjacent, not disabled by the SRDF). A candidate's element: a static box's (first_box +
-    its index), else a row of its own from first_row on (``config.body_material``).
-    Returns (ShapeSet, body (n,), X (n, 4, 4), pair_id (n, n), element (candidates,), the
-    names of the rows from first_row on: the link of the candidate's first shape)."""
+    its index), else a row of its own from first_row on.
+    Returns (ShapeSet, body (n,), X (n, 4, 4), pair_id (n, n), element (candidates,), per
+    row from first_row on: its two bodies and its name (the link of its first shape))."""
     shapes = model.collision_shapes
     nbox = len(box_p)
     root = model.tree_root
@@ -693,6 +706,7 @@ def _collision_pairs(model: RobotModel, config: SimulatorConfig, box_R: np.ndarr
     between = i >= nbox
     element[between] = first_row + np.arange(int(between.sum()))
     names = [model.body_names[body[a]] for a in i[between]]
+    bodies = [(int(body[a]), int(body[b])) for a, b in zip(i[between], j[between])]
     specs = [ShapeSpec(int(ShapeKind.BOX), 2.0 * np.asarray(h, float)) for h in box_half]
     specs += [ShapeSpec(int(s.kind), np.asarray(s.size, float), s.vertices if len(s.vertices) else None) for s in shapes]
     X = np.tile(np.eye(4), (n, 1, 1))
@@ -700,5 +714,10 @@ def _collision_pairs(model: RobotModel, config: SimulatorConfig, box_R: np.ndarr
     for k, s in enumerate(shapes):
         X[nbox + k] = s.X_body_shape
     if not len(i):  # nothing for the narrow phase
-        return pack_shapes([]), np.zeros(0, np.int64), np.zeros((0, 4, 4)), np.zeros((0, 0), np.int64), element, names
-    return pack_shapes(specs), body, X, pair_id, element, names
+        return pack_shapes([]), np.zeros(0, np.int64), np.zeros((0, 4, 4)), np.zeros((0, 0), np.int64), element, bodies, names
+    return pack_shapes(specs), body, X, pair_id, element, bodies, names
+
+
+def _mean_material(a: Material, b: Material) -> Material:
+    """The material where two bodies touch: the mean of their friction and restitution."""
+    return Material(0.5 * (a.mu_s + b.mu_s), 0.5 * (a.mu_d + b.mu_d), 0.5 * (a.restitution + b.restitution))
