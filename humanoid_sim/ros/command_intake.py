@@ -5,7 +5,8 @@ joint in the model's order with only effort set is read from its raw bytes; any 
 deserialized and checked by name (command_validation), unless its bytes already say it names
 more joints than the robot has (refused undeserialized: a flood of huge commands costs little).
 A rejected command is counted by kind, logged (throttled) and changes nothing; in lockstep
-mode an accepted one runs a tick.
+mode an accepted one runs a tick. The command readers can be renewed (memory_watch: after a
+flood that left partly received huge samples in them).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -28,11 +30,43 @@ from humanoid_sim.ros.command_validation import (
 )
 from humanoid_sim.ros.sim_diagnostics import COMMAND_AGE_WINDOW
 
-__all__ = ["CommandIntake"]
+__all__ = ["COMMAND_QUEUE", "NEWEST_COMMANDS", "CommandIntake"]
+
+# Commands queued (reliable) in lockstep mode, where each one runs a tick: a lock-step client
+# sends one and waits for the state. The DDS reader holds samples of whatever size comes (a
+# command of a million values is 8-20 MB), so the queue is no deeper than a client needs.
+COMMAND_QUEUE = 10
+# Commands kept (best effort, newest first) in realtime and fast modes, where a tick applies
+# the newest valid command: a burst between two executor wake-ups (a flood of malformed
+# commands with the controller's among them) is taken in order, so the valid one still lands.
+NEWEST_COMMANDS = 10
 
 
 class CommandIntake:
     """Command callbacks and the torque of a tick, of SimNode (a mixin: ``self`` is the node)."""
+
+    def _make_command_subscriptions(self) -> None:
+        """Subscribe to both command topics, or renew the subscriptions (their DDS readers and
+        whatever samples they hold) when they exist.
+
+        joint_commands is taken raw: a command naming every joint in the model's order with only
+        effort filled (what a controller usually sends, the bundled one included) is read
+        straight from its bytes. In realtime and fast modes each tick applies the newest command,
+        so only the newest few are kept (a long queue would hand the executor old commands first
+        whenever it falls behind), best effort (reliable publishers match it too): a lost command
+        is superseded by the next one anyway, and a reliable reader kept the repair buffers of a
+        flood of huge commands (+350 MB for good). Lockstep runs one tick per command: every
+        command is queued (reliable) and counted."""
+        for subscription in self._command_subscriptions:
+            self.destroy_subscription(subscription)
+        if self.params.loop_mode == "lockstep":
+            qos = QoSProfile(depth=COMMAND_QUEUE, reliability=ReliabilityPolicy.RELIABLE)
+        else:
+            qos = QoSProfile(depth=NEWEST_COMMANDS, reliability=ReliabilityPolicy.BEST_EFFORT)
+        self._command_subscriptions = [
+            self.create_subscription(JointState, "joint_commands", self._on_named_command_bytes, qos, raw=True),
+            self.create_subscription(Float64MultiArray, "effort_controller/commands", self._on_array_command, qos),
+        ]
 
     def _on_named_command_bytes(self, data: bytes) -> None:
         known = self._command_layout.read(data)
