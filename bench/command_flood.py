@@ -5,10 +5,13 @@ joint_states message (``--rate``, 500 Hz by default) with a command (bench/stand
 After ``--window`` wall seconds, a second process publishes ``--count`` malformed commands
 (10,000 by default) as fast as its publishers take them, round robin over both command topics:
 wrong lengths, NaN, +-inf, +-1e308, unknown and duplicate names, an empty effort field, and,
-every ``--huge-every``-th command, an array (or a name list) of a million elements. Prints the
-joint_states rate received here and the node's resident memory (RSS) before, during and
-``--window`` seconds after the flood, the commands the node counted per rejection kind against
-those sent, whether the robot stood, and the load average (the machine may be shared).
+every ``--huge-every``-th command, an array (or a name list) of a million elements. Prints, for
+before, during and ``--window`` seconds after the flood: the joint_states rate received here,
+the controller's commands the node accepted per second (both asked: ``--rate``), the node's
+resident memory (RSS), each beside the machine's load (``uptime``: the 2 cores may be shared,
+and rates measured under load are not those of an idle machine); then the commands the node
+counted per rejection kind against those sent, whether it renewed its command readers, and
+the robot's base height before and after (whether it stood).
 
     source scripts/env.sh && python bench/command_flood.py [--count 10000] [--rate 500]
 """
@@ -24,14 +27,16 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import rclpy
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from standing_node import REPO, StandingNode, load_line  # noqa: E402
+from standing_node import REPO, StandingNode  # noqa: E402
 
 HUGE = 1_000_000  # elements of the largest commands
 
@@ -132,45 +137,32 @@ def main() -> int:
     rclpy.init()
     namespace = f"/flood_{os.getpid()}"
     bench = StandingNode(namespace, options.rate, parameters={"loop_mode": options.loop_mode, "rejection_log_period": "2.0"})
-    rss: dict[str, float] = {}
-    rates: dict[str, float] = {}
+    phases: dict[str, Phase] = {}
     try:
         bench.start()
         bench.spin_for(2.0)  # settle after resuming
         first = bench.last_values()
-        load_before = load_line()
-
-        def measure(phase: str, seconds: float) -> None:
-            bench.counts["joint_states"] = 0
-            t0 = time.monotonic()
-            bench.spin_for(seconds)
-            rates[phase] = bench.counts["joint_states"] / (time.monotonic() - t0)
-
-        measure("before", options.window)
-        rss["before"] = bench.rss_mb()
+        phases["before"] = measure_phase(bench, lambda: bench.spin_for(options.window))
         env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
         flooder_errors = tempfile.TemporaryFile(mode="w+")
         flooder = subprocess.Popen(
             [sys.executable, __file__, "--flood", namespace, "--count", str(options.count), "--huge-every", str(options.huge_every)],
             env=env, stdout=subprocess.PIPE, stderr=flooder_errors, text=True,
         )
-        bench.counts["joint_states"] = 0
-        t0 = time.monotonic()
-        peak = rss["before"]
-        while flooder.poll() is None:
-            bench.spin_for(0.25)
-            peak = max(peak, bench.rss_mb())
-        rates["during"] = bench.counts["joint_states"] / (time.monotonic() - t0)
-        flood_wall = time.monotonic() - t0
+        peak = [bench.rss_mb()]
+
+        def until_flooder_exits() -> None:
+            while flooder.poll() is None:
+                bench.spin_for(0.25)
+                peak.append(bench.rss_mb())
+
+        phases["during"] = measure_phase(bench, until_flooder_exits)
         output = flooder.stdout.read()
         if flooder.returncode != 0 or not output.strip():
             flooder_errors.seek(0)
             raise RuntimeError(f"the flooding process failed ({flooder.returncode}):\n{flooder_errors.read()[-3000:]}")
         report = json.loads(output.strip().splitlines()[-1])
-        rss["peak"] = peak
-        load_during = load_line()
-        measure("after", options.window)
-        rss["after"] = bench.rss_mb()
+        phases["after"] = measure_phase(bench, lambda: bench.spin_for(options.window))
         bench.spin_for(1.5)  # one more diagnostics message after the last command
         last = bench.last_values()
     finally:
@@ -179,27 +171,53 @@ def main() -> int:
 
     sent: dict[str, int] = report["sent"]
     print(f"command flood bench: {options.loop_mode} node, bundled humanoid standing under a controller answering"
-          f" joint_states at {options.rate:g} Hz (asked rate)")
+          f" joint_states at {options.rate:g} Hz (asked rate of joint_states and of commands)")
     print(f"  flood: {sum(sent.values())} malformed commands in {report['seconds']:.2f} s of publishing"
-          f" ({flood_wall:.2f} s until the flooder exited), every {options.huge_every}th of {HUGE} elements")
-    print(f"  joint_states received: before {rates['before']:.1f} Hz, during {rates['during']:.1f} Hz,"
-          f" after {rates['after']:.1f} Hz (asked {options.rate:g} Hz of sim time)")
-    print(f"  node RSS: before {rss['before']:.1f} MB, peak during {rss['peak']:.1f} MB, {options.window:g} s after"
-          f" {rss['after']:.1f} MB ({rss['after'] - rss['before']:+.1f} MB)")
+          f" ({phases['during'].seconds:.2f} s until the flooder exited), every {options.huge_every}th of {HUGE} elements")
+    print("  (rates measured on a shared machine are those of its load, printed beside them: not idle-machine figures)")
+    for name, phase in phases.items():
+        extra = f", peak {max(peak):.1f} MB" if name == "during" else ""
+        print(f"  {name:6s} joint_states {phase.joint_states_hz:6.1f} Hz, commands accepted {phase.accepted_hz:6.1f} Hz"
+              f" (asked {options.rate:g}), node RSS {phase.rss_mb:.1f} MB{extra}  | {phase.uptime}")
+    print(f"  node RSS {options.window:g} s after the flood: {phases['after'].rss_mb - phases['before'].rss_mb:+.1f} MB"
+          f" against before (target: within 20 MB); command readers renewed {last.get('command_reader_renewals', '?')} time(s)")
     print("  rejected by kind (counted by the node / sent; the node keeps only the newest commands,"
           " so DDS drops what arrives while it is busy):")
     for kind in sorted(set(sent) | {k[len('rejected_'):] for k in last if k.startswith("rejected_") and k != "rejected_commands"}):
         counted = int(last.get(f"rejected_{kind}", 0)) - int(first.get(f"rejected_{kind}", 0))
         print(f"    {kind:16s} {counted:6d} / {sent.get(kind, 0)}")
-    accepted = int(last["commands_accepted"]) - int(first["commands_accepted"])
     heights = bench.base_height
-    print(f"  controller commands accepted meanwhile: {accepted}; late ticks {last['late_ticks']}, real-time factor"
-          f" {last['real_time_factor']}")
-    print(f"  base height: start {bench.q0[2]:.4f} m, min {min(heights):.4f} m, end {heights[-1]:.4f} m"
+    print(f"  late ticks {last['late_ticks']} of {last['ticks']} ticks, real-time factor {last['real_time_factor']}")
+    print(f"  base height: start {bench.q0[2]:.4f} m, before the flood {phases['before'].base_height:.4f} m,"
+          f" after {heights[-1]:.4f} m, lowest {min(heights):.4f} m"
           f" ({'stood' if min(heights) > bench.q0[2] - 0.05 else 'FELL'})")
-    print(f"  before the flood: {load_before}")
-    print(f"  after the flood:  {load_during}")
     return 0
+
+
+class Phase(NamedTuple):
+    """Figures of one phase of the bench: rates [Hz] over its wall time, RSS [MB] at its end."""
+
+    seconds: float
+    joint_states_hz: float
+    accepted_hz: float
+    rss_mb: float
+    base_height: float
+    uptime: str
+
+
+def measure_phase(bench: StandingNode, run: Callable[[], None]) -> Phase:
+    """Run the controller through ``run()``; the joint_states received and the commands the node
+    accepted (from its /diagnostics, between the last messages before and after) per second."""
+    bench.counts["joint_states"] = 0
+    start_values, start_wall = bench.last_values(), bench.diagnostics_wall[-1]
+    t0 = time.monotonic()
+    run()
+    seconds = time.monotonic() - t0
+    end_values, end_wall = bench.last_values(), bench.diagnostics_wall[-1]
+    accepted = int(end_values["commands_accepted"]) - int(start_values["commands_accepted"])
+    accepted_hz = accepted / (end_wall - start_wall) if end_wall > start_wall else float("nan")
+    uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    return Phase(seconds, bench.counts["joint_states"] / seconds, accepted_hz, bench.rss_mb(), bench.base_height[-1], uptime)
 
 
 if __name__ == "__main__":
