@@ -43,7 +43,8 @@ HUGE = 1_000_000  # elements of the largest commands
 
 def malformed_commands(joint_names: list[str], huge_every: int) -> list[tuple[str, bytes, str]]:
     """(topic, serialized message, the rejection kind the node must count) of each malformed
-    command, in publishing order of one round: the huge ones once per ``huge_every`` commands."""
+    command, in publishing order of one round: the huge ones once per ``huge_every`` commands
+    (1: only huge ones; 0: none)."""
     from rclpy.serialization import serialize_message
     from sensor_msgs.msg import JointState
     from std_msgs.msg import Float64MultiArray
@@ -81,6 +82,8 @@ def malformed_commands(joint_names: list[str], huge_every: int) -> list[tuple[st
         (array, values([0.0] * HUGE), "wrong_length"),
         (named, state([f"j{k}" for k in range(HUGE)], [0.0] * HUGE), "wrong_length"),
     ]
+    if huge_every <= 0:
+        return small
     rounds: list[tuple[str, bytes, str]] = []
     k = 0
     for position in range(huge_every * len(huge)):
@@ -126,7 +129,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=10_000, help="malformed commands to send")
     parser.add_argument("--rate", type=float, default=500.0, help="joint_states rate = controller rate [Hz]")
-    parser.add_argument("--huge-every", type=int, default=50, help="every N-th command has a million elements")
+    parser.add_argument("--huge-every", type=int, default=50,
+                        help="every N-th command has a million elements (1: all of them, 0: none)")
+    parser.add_argument("--node-env", action="append", default=[], metavar="NAME=VALUE",
+                        help="environment of the node process (e.g. RMW_FASTRTPS_USE_QOS_FROM_XML=0: rmw's own"
+                             " Fast DDS memory policies instead of the package's profile)")
     parser.add_argument("--window", type=float, default=10.0, help="wall seconds measured before and after the flood")
     parser.add_argument("--loop-mode", default="realtime", choices=("realtime", "fast"))
     parser.add_argument("--flood", metavar="NAMESPACE", help=argparse.SUPPRESS)  # the flooding process
@@ -134,6 +141,10 @@ def main() -> int:
     if options.flood:
         return flood(options.flood, options.count, options.huge_every)
 
+    flooder_env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    for setting in options.node_env:
+        name, _, value = setting.partition("=")
+        os.environ[name] = value  # the node process inherits it
     rclpy.init()
     namespace = f"/flood_{os.getpid()}"
     bench = StandingNode(namespace, options.rate, parameters={"loop_mode": options.loop_mode, "rejection_log_period": "2.0"})
@@ -143,11 +154,11 @@ def main() -> int:
         bench.spin_for(2.0)  # settle after resuming
         first = bench.last_values()
         phases["before"] = measure_phase(bench, lambda: bench.spin_for(options.window))
-        env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        maps_before = resident_by_mapping(bench.process.pid)
         flooder_errors = tempfile.TemporaryFile(mode="w+")
         flooder = subprocess.Popen(
             [sys.executable, __file__, "--flood", namespace, "--count", str(options.count), "--huge-every", str(options.huge_every)],
-            env=env, stdout=subprocess.PIPE, stderr=flooder_errors, text=True,
+            env=flooder_env, stdout=subprocess.PIPE, stderr=flooder_errors, text=True,
         )
         peak = [bench.rss_mb()]
 
@@ -163,6 +174,7 @@ def main() -> int:
             raise RuntimeError(f"the flooding process failed ({flooder.returncode}):\n{flooder_errors.read()[-3000:]}")
         report = json.loads(output.strip().splitlines()[-1])
         phases["after"] = measure_phase(bench, lambda: bench.spin_for(options.window))
+        maps_after = resident_by_mapping(bench.process.pid)
         bench.spin_for(1.5)  # one more diagnostics message after the last command
         last = bench.last_values()
     finally:
@@ -181,6 +193,10 @@ def main() -> int:
               f" (asked {options.rate:g}), node RSS {phase.rss_mb:.1f} MB{extra}  | {phase.uptime}")
     print(f"  node RSS {options.window:g} s after the flood: {phases['after'].rss_mb - phases['before'].rss_mb:+.1f} MB"
           f" against before (target: within 20 MB); command readers renewed {last.get('command_reader_renewals', '?')} time(s)")
+    growth = {kind: maps_after.get(kind, 0.0) - maps_before.get(kind, 0.0) for kind in set(maps_before) | set(maps_after)}
+    print("  RSS change by mapping: " + ", ".join(f"{kind} {mb:+.1f} MB" for kind, mb in sorted(growth.items()) if abs(mb) >= 0.1))
+    if options.node_env:
+        print(f"  node environment: {' '.join(options.node_env)}")
     print("  rejected by kind (counted by the node / sent; the node keeps only the newest commands,"
           " so DDS drops what arrives while it is busy):")
     for kind in sorted(set(sent) | {k[len('rejected_'):] for k in last if k.startswith("rejected_") and k != "rejected_commands"}):
@@ -192,6 +208,24 @@ def main() -> int:
           f" after {heights[-1]:.4f} m, lowest {min(heights):.4f} m"
           f" ({'stood' if min(heights) > bench.q0[2] - 0.05 else 'FELL'})")
     return 0
+
+
+def resident_by_mapping(pid: int) -> dict[str, float]:
+    """Resident memory [MB] of a process by kind of mapping (/proc/<pid>/smaps): the main heap
+    ([heap]: the main thread's malloc arena), anonymous mappings (other threads' arenas, large
+    malloc blocks, thread stacks), shared memory (/dev/shm: Fast DDS's transport), files."""
+    totals: dict[str, float] = {}
+    kind = "anonymous"
+    with open(f"/proc/{pid}/smaps") as smaps:
+        for line in smaps:
+            fields = line.split()
+            if fields and "-" in fields[0] and len(fields) >= 5 and not fields[0].endswith(":"):
+                path = fields[5] if len(fields) > 5 else ""
+                kind = ("heap" if path == "[heap]" else "anonymous" if not path or path.startswith("[")
+                        else "shared memory" if path.startswith("/dev/shm") else "files")
+            elif fields and fields[0] == "Rss:":
+                totals[kind] = totals.get(kind, 0.0) + int(fields[1]) / 1024.0
+    return totals
 
 
 class Phase(NamedTuple):

@@ -4,6 +4,8 @@ A mixin of ``SimNode`` (humanoid_sim/ros/sim_node.py). A joint_commands message 
 joint in the model's order with only effort set is read from its raw bytes; any other is
 deserialized and checked by name (command_validation), unless its bytes already say it names
 more joints than the robot has (refused undeserialized: a flood of huge commands costs little).
+An effort_controller/commands message is read from its bytes too (command_bytes): its length
+first, then its values as a view of the bytes.
 A rejected command is counted by kind, logged (throttled) and changes nothing; in lockstep
 mode an accepted one runs a tick. The command readers can be renewed (memory_watch: after a
 flood that left partly received huge samples in them).
@@ -20,6 +22,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
 from humanoid_sim.ros import conversions as cv
+from humanoid_sim.ros.command_bytes import multi_array_values
 from humanoid_sim.ros.command_validation import (
     MAX_EFFORT,
     WRONG_LENGTH,
@@ -65,7 +68,8 @@ class CommandIntake:
             qos = QoSProfile(depth=NEWEST_COMMANDS, reliability=ReliabilityPolicy.BEST_EFFORT)
         self._command_subscriptions = [
             self.create_subscription(JointState, "joint_commands", self._on_named_command_bytes, qos, raw=True),
-            self.create_subscription(Float64MultiArray, "effort_controller/commands", self._on_array_command, qos),
+            self.create_subscription(Float64MultiArray, "effort_controller/commands", self._on_array_command_bytes, qos,
+                                     raw=True),
         ]
 
     def _on_named_command_bytes(self, data: bytes) -> None:
@@ -91,6 +95,18 @@ class CommandIntake:
     def _on_named_command(self, msg: JointState) -> None:
         self._apply_command(check_named_command(msg.name, msg.effort, self.model.joint_names), "joint_commands",
                             cv.nanoseconds_from_stamp(msg.header.stamp))
+
+    def _on_array_command_bytes(self, data: bytes) -> None:
+        try:
+            count, values = multi_array_values(data)
+        except ValueError:  # big endian, many layout dimensions: rclpy reads it
+            self._on_array_command(deserialize_message(data, Float64MultiArray))
+            return
+        if values is None:
+            check = rejection(WRONG_LENGTH, f"{count} values announced in {len(data)} bytes")
+        else:  # the length is checked before any value is read
+            check = check_array_command(values, self.joint_order, self.joint_order_names)
+        self._apply_command(check, "effort_controller/commands")
 
     def _on_array_command(self, msg: Float64MultiArray) -> None:
         self._apply_command(check_array_command(msg.data, self.joint_order, self.joint_order_names), "effort_controller/commands")

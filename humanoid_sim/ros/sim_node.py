@@ -37,9 +37,10 @@ Loop modes: ``realtime`` (a physics thread holds real_time_factor; late ticks co
 runs exactly one tick and is answered by joint_states, ground_truth/odom and clock, so a run is
 deterministic). A joint_commands message naming every joint in the model's order with only
 effort set is read from its raw bytes; one naming more joints than the robot has is refused
-from its bytes; any other is deserialized and checked by name. In realtime mode only the
-newest commands are kept (best effort; in fast mode too); lock-step mode queues commands,
-reliably (command_intake). Stamps are simulation time
+from its bytes; any other is deserialized and checked by name. An effort_controller/commands
+message is read from its bytes (its length first). In realtime mode only the newest commands
+are kept (best effort; in fast mode too); lock-step mode queues commands, reliably
+(command_intake). Stamps are simulation time
 from the tick count; /clock never runs backwards (reset restores the initial state, not the time).
 
 This file is the node's wiring (parameters, subscriptions, services, the tick); the rest is

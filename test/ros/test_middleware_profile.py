@@ -58,7 +58,7 @@ def test_other_middleware_is_left_alone(tmp_path):
     assert "rmw_cyclonedds_cpp" in choice.reason
 
 
-def test_the_profile_frees_received_samples_and_keeps_the_publishers_as_rmw_sets_them():
+def test_the_profile_frees_received_samples_and_keeps_the_rest_as_rmw_sets_it():
     root = ET.parse(package_file(PROFILE_FILE)).getroot()
     ns = {"dds": root.tag.split("}")[0].strip("{")}
     profiles = root.find("dds:profiles", ns)
@@ -67,3 +67,5 @@ def test_the_profile_frees_received_samples_and_keeps_the_publishers_as_rmw_sets
     assert subscriber.find("dds:historyMemoryPolicy", ns).text == "DYNAMIC"
     assert publisher.find("dds:historyMemoryPolicy", ns).text == "PREALLOCATED_WITH_REALLOC"
     assert publisher.find("dds:qos/dds:publishMode/dds:kind", ns).text == "ASYNCHRONOUS"
+    for endpoint in (publisher, subscriber):  # on, /clock reached another process twice at times
+        assert endpoint.find("dds:qos/dds:data_sharing/dds:kind", ns).text == "OFF"
