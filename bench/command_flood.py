@@ -203,7 +203,14 @@ def main() -> int:
         counted = int(last.get(f"rejected_{kind}", 0)) - int(first.get(f"rejected_{kind}", 0))
         print(f"    {kind:16s} {counted:6d} / {sent.get(kind, 0)}")
     heights = bench.base_height
-    print(f"  late ticks {last['late_ticks']} of {last['ticks']} ticks, real-time factor {last['real_time_factor']}")
+    timeout_ticks = int(last["command_timeout_ticks"]) - int(first["command_timeout_ticks"])
+    print(f"  late ticks {last['late_ticks']} of {last['ticks']} ticks, real-time factor {last['real_time_factor']};"
+          f" ticks without a command for command_timeout: {timeout_ticks}")
+    low = [t for t, _, z in bench.trace if z < bench.q0[2] - 0.05]
+    if low:
+        flood_start = phases["before"].sim_end
+        print(f"  the robot fell {low[0] - flood_start:+.2f} s (sim time) after the flood started"
+              f" (it ended {phases['during'].sim_end - flood_start:.2f} s after it started)")
     print(f"  base height: start {bench.q0[2]:.4f} m, before the flood {phases['before'].base_height:.4f} m,"
           f" after {heights[-1]:.4f} m, lowest {min(heights):.4f} m"
           f" ({'stood' if min(heights) > bench.q0[2] - 0.05 else 'FELL'})")
@@ -232,6 +239,7 @@ class Phase(NamedTuple):
     """Figures of one phase of the bench: rates [Hz] over its wall time, RSS [MB] at its end."""
 
     seconds: float
+    sim_end: float  # [s of sim time] at the end of the phase
     joint_states_hz: float
     accepted_hz: float
     rss_mb: float
@@ -251,7 +259,7 @@ def measure_phase(bench: StandingNode, run: Callable[[], None]) -> Phase:
     accepted = int(end_values["commands_accepted"]) - int(start_values["commands_accepted"])
     accepted_hz = accepted / (end_wall - start_wall) if end_wall > start_wall else float("nan")
     uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    return Phase(seconds, bench.counts["joint_states"] / seconds, accepted_hz, bench.rss_mb(), bench.base_height[-1], uptime)
+    return Phase(seconds, bench.trace[-1][0], bench.counts["joint_states"] / seconds, accepted_hz, bench.rss_mb(), bench.base_height[-1], uptime)
 
 
 if __name__ == "__main__":
