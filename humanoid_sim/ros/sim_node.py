@@ -80,8 +80,8 @@ from humanoid_sim.ros.sim_diagnostics import COMMAND_AGE_WINDOW, TICK_COST_WINDO
 from humanoid_sim.ros.sim_publishers import StatePublishing, topic_token  # noqa: F401 - part of this module's API
 from humanoid_sim.ros.sim_services import SimServices
 from humanoid_sim.ros.simulation_interfaces_services import SimulationInterfaces
-from humanoid_sim.ros.tf_serialization import SerializedEffortCommand
 from humanoid_sim.ros.sim_setup import StartupError, initial_configuration, load_robot, make_simulator
+from humanoid_sim.ros.tf_serialization import SerializedEffortCommand
 from humanoid_sim.simulator.pushes import PushSchedule
 from humanoid_sim.simulator.simulator import SimulationError, StepResult
 from humanoid_sim.ros.viewer_bridge import close_viewer, start_viewer
@@ -239,7 +239,6 @@ class SimNode(CommandIntake, SimServices, SimulationInterfaces, StatePublishing,
         self._diagnostics_timer = None
         if p.diagnostics_rate > 0.0:
             self._diagnostics_timer = self.create_timer(1.0 / p.diagnostics_rate, self._publish_diagnostics, clock=steady)
-
 
     def _republish_until_commanded(self) -> None:
         """Lock-step only: the current state once more while no command has come since the start
