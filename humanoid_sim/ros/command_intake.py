@@ -14,6 +14,7 @@ flood that left partly received huge samples in them).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import numpy as np
 from rclpy.qos import QoSProfile, ReliabilityPolicy
@@ -49,8 +50,10 @@ class CommandIntake:
     """Command callbacks and the torque of a tick, of SimNode (a mixin: ``self`` is the node)."""
 
     def _make_command_subscriptions(self) -> None:
-        """Subscribe to both command topics, or renew the subscriptions (their DDS readers and
-        whatever samples they hold) when they exist.
+        """Subscribe to both command topics; when subscribed already, make new subscriptions
+        (new DDS readers, without the samples the old ones hold) that take over once they are
+        matched to the publishers the old ones have (``_retire_command_readers``): the commands
+        keep coming meanwhile, through the old ones.
 
         joint_commands is taken raw: a command naming every joint in the model's order with only
         effort filled (what a controller usually sends, the bundled one included) is read
@@ -60,17 +63,42 @@ class CommandIntake:
         is superseded by the next one anyway, and a reliable reader kept the repair buffers of a
         flood of huge commands (+350 MB for good). Lockstep runs one tick per command: every
         command is queued (reliable) and counted."""
-        for subscription in self._command_subscriptions:
-            self.destroy_subscription(subscription)
         if self.params.loop_mode == "lockstep":
             qos = QoSProfile(depth=COMMAND_QUEUE, reliability=ReliabilityPolicy.RELIABLE)
         else:
             qos = QoSProfile(depth=NEWEST_COMMANDS, reliability=ReliabilityPolicy.BEST_EFFORT)
+        generation = self._command_generation + 1
+        if not self._command_subscriptions:
+            self._command_generation = generation  # the first ones take commands at once
+
+        def taken_by(handler: Callable[[bytes], None]) -> Callable[[bytes], None]:
+            def take(data: bytes) -> None:
+                if self._command_generation == generation:  # else: not yet, or no longer, current
+                    handler(data)
+            return take
+
+        self._retiring_subscriptions = self._command_subscriptions
         self._command_subscriptions = [
-            self.create_subscription(JointState, "joint_commands", self._on_named_command_bytes, qos, raw=True),
-            self.create_subscription(Float64MultiArray, "effort_controller/commands", self._on_array_command_bytes, qos,
-                                     raw=True),
+            self.create_subscription(JointState, "joint_commands", taken_by(self._on_named_command_bytes), qos, raw=True),
+            self.create_subscription(Float64MultiArray, "effort_controller/commands",
+                                     taken_by(self._on_array_command_bytes), qos, raw=True),
         ]
+        self._renewal_periods = 0
+
+    def _retire_command_readers(self, patience: int = 3) -> bool:
+        """Called once per diagnostics period while new command subscriptions wait to take over:
+        they take over, and the old ones are destroyed, once each is matched to as many
+        publishers as the one it replaces, or after ``patience`` periods. Returns whether they did."""
+        self._renewal_periods += 1
+        matched = all(new.get_publisher_count() >= old.get_publisher_count()
+                      for new, old in zip(self._command_subscriptions, self._retiring_subscriptions))
+        if not matched and self._renewal_periods < patience:
+            return False
+        self._command_generation += 1
+        for subscription in self._retiring_subscriptions:
+            self.destroy_subscription(subscription)
+        self._retiring_subscriptions = []
+        return True
 
     def _on_named_command_bytes(self, data: bytes) -> None:
         known = self._command_layout.read(data)

@@ -11,9 +11,10 @@ Commands of a million values (8-20 MB serialized) cost memory in two places that
 ``MemoryWatch`` sees, once per diagnostics period, the count of rejected commands and the
 resident size, and says what to do (``MemoryAction``): release during a flood of rejected
 commands; when it has passed, release, then renew the command readers if the node stays more
-than RENEW_GROWTH_MB above its size before the flood, and release once more a period later
-(rclpy deletes a reader when its executor lets go of it); release when the resident size grew
-by RELEASE_GROWTH_MB since the last release (samples lost in fragments reach no callback).
+than RENEW_GROWTH_MB above its size before the flood, and release once more a period after the
+old readers are retired (``readers_retired``: rclpy deletes a reader when its executor lets go
+of it); release when the resident size grew by RELEASE_GROWTH_MB since the last release
+(samples lost in fragments reach no callback).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ __all__ = ["RELEASE_GROWTH_MB", "RENEW_GROWTH_MB", "MemoryAction", "MemoryWatch"
 # release costs ~0.2 ms; the resident size is read once per diagnostics period).
 RELEASE_GROWTH_MB = 4.0
 # Memory [MB] still held after a flood, over the size before it, for which the command readers
-# are renewed (a renewal drops the commands in flight and re-matches the senders: ~10 ms here).
+# are renewed (two new DDS readers, which take over once matched to the senders).
 RENEW_GROWTH_MB = 4.0
 
 
@@ -81,6 +82,10 @@ class MemoryWatch:
     def released(self, resident_mb: float) -> None:
         """The resident size [MB] after a release."""
         self._released_mb = resident_mb
+
+    def readers_retired(self) -> None:
+        """The command readers replaced by a renewal are gone: release once more next period."""
+        self._trailing = True
 
     def renew_readers(self, resident_mb: float) -> bool:
         """After the release that ends a flood: whether to renew the command readers, the node

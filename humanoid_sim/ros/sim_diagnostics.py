@@ -5,7 +5,7 @@ A mixin of ``SimNode`` (humanoid_sim/ros/sim_node.py), which owns the counters i
 Published at ``diagnostics_rate`` in wall time; first, what memory_watch decides: freed heap
 memory handed back (process_tuning.release_free_memory) during and after a flood of rejected
 commands or when the resident size grew, the command readers renewed after a flood that left
-partly received huge samples in them (command_intake).
+partly received huge samples in them (command_intake: the new readers take over once matched).
 """
 
 from __future__ import annotations
@@ -107,16 +107,18 @@ class NodeDiagnostics:
 
     def _release_memory(self) -> None:
         """Hand freed memory back, and renew the command readers, as memory_watch decides."""
+        if self._retiring_subscriptions and self._retire_command_readers():
+            self.memory_watch.readers_retired()  # their memory is handed back next period
         action = self.memory_watch.period(self.rejections.total, resident_mb())
         if action is MemoryAction.NOTHING:
             return
         release_free_memory()
         if action is MemoryAction.RELEASE_AND_CHECK:
             held = resident_mb()
-            if self.memory_watch.renew_readers(held):
+            if not self._retiring_subscriptions and self.memory_watch.renew_readers(held):
                 self._make_command_subscriptions()
                 self.get_logger().info(
-                    f"renewed the command readers after {self.rejections.total} rejected commands, the node"
+                    f"renewing the command readers after {self.rejections.total} rejected commands, the node"
                     f" holding {held - self.memory_watch.calm_mb:.1f} MB more than before them (partly received"
                     " samples of huge commands)"
                 )

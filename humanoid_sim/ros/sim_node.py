@@ -190,6 +190,9 @@ class SimNode(CommandIntake, SimServices, SimulationInterfaces, StatePublishing,
         self._command_layout = SerializedEffortCommand(model.joint_names)
         self._all_joints = np.arange(model.nj, dtype=np.int64)
         self._command_subscriptions: list[Any] = []
+        self._retiring_subscriptions: list[Any] = []  # replaced, until the new ones are matched
+        self._command_generation = 0  # of the subscriptions whose commands are taken
+        self._renewal_periods = 0  # diagnostics periods the new subscriptions have waited
         self._make_interfaces()
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self._thread: threading.Thread | None = None

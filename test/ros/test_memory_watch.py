@@ -57,3 +57,12 @@ def test_growth_without_rejections_is_released_and_the_calm_size_follows_the_nod
     assert watch.period(5, grown + 30.0) is MemoryAction.RELEASE
     assert watch.period(5, grown + 30.0) is MemoryAction.RELEASE_AND_CHECK
     assert not watch.renew_readers(grown + 1.0)
+
+
+def test_retired_readers_are_released_a_period_later():
+    watch = MemoryWatch(BASE)
+    assert watch.period(0, BASE) is MemoryAction.NOTHING
+    watch.readers_retired()  # rclpy deletes them once the executor lets go of them
+    assert watch.period(0, BASE) is MemoryAction.RELEASE
+    watch.released(BASE)
+    assert watch.period(0, BASE) is MemoryAction.NOTHING
