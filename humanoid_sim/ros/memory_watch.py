@@ -11,17 +11,19 @@ Commands of a million values (8-20 MB serialized) cost memory in two places that
 ``MemoryWatch`` sees, once per diagnostics period, the count of rejected commands and the
 resident size, and says what to do (``MemoryAction``): release during a flood of rejected
 commands; when it has passed, release, then renew the command readers if the node stays more
-than RENEW_GROWTH_MB above its size before the flood, and release once more a period after the
-old readers are retired (``readers_retired``: rclpy deletes a reader when its executor lets go
-of it); release when the resident size grew by RELEASE_GROWTH_MB since the last release
-(samples lost in fragments reach no callback).
+than RENEW_GROWTH_MB above its size before the flood; a period after the old readers are
+retired (``readers_retired``: rclpy deletes a reader when its executor lets go of it), release
+and check again (the new readers may have caught the end of the flood: a sender's queue still
+going out after the last rejection), up to RENEWALS_PER_FLOOD renewals; release when the
+resident size grew by RELEASE_GROWTH_MB since the last release (samples lost in fragments reach
+no callback).
 """
 
 from __future__ import annotations
 
 import enum
 
-__all__ = ["RELEASE_GROWTH_MB", "RENEW_GROWTH_MB", "MemoryAction", "MemoryWatch"]
+__all__ = ["RELEASE_GROWTH_MB", "RENEWALS_PER_FLOOD", "RENEW_GROWTH_MB", "MemoryAction", "MemoryWatch"]
 
 # Growth of the resident size [MB] since the last release that calls for another one (a
 # release costs ~0.2 ms; the resident size is read once per diagnostics period).
@@ -29,6 +31,8 @@ RELEASE_GROWTH_MB = 4.0
 # Memory [MB] still held after a flood, over the size before it, for which the command readers
 # are renewed (two new DDS readers, which take over once matched to the senders).
 RENEW_GROWTH_MB = 4.0
+# Renewals after one flood at most (the memory may stay for another reason than the readers).
+RENEWALS_PER_FLOOD = 2
 
 
 class MemoryAction(enum.Enum):
@@ -51,6 +55,8 @@ class MemoryWatch:
         self._rejected = 0
         self._flood = False
         self._trailing = False  # release once more next period
+        self._check = False  # release and check once more next period (after a renewal)
+        self._flood_renewals = 0  # renewals since the last flood began
         self._calm_mb = resident_mb  # resident size in the last period without rejections
         self._released_mb = resident_mb  # resident size after the last release
         self.renewals = 0
@@ -62,11 +68,12 @@ class MemoryWatch:
         new_rejections = rejected_total != self._rejected
         self._rejected = rejected_total
         if new_rejections:
-            self._flood = True
+            if not self._flood:
+                self._flood, self._flood_renewals = True, 0
             return MemoryAction.RELEASE
-        if self._flood:
-            self._flood = False
-            self._trailing = True
+        if self._flood or self._check:
+            self._trailing = self._flood
+            self._flood = self._check = False
             return MemoryAction.RELEASE_AND_CHECK
         if self._trailing or resident_mb > self._released_mb + RELEASE_GROWTH_MB:
             self._trailing = False
@@ -84,12 +91,14 @@ class MemoryWatch:
         self._released_mb = resident_mb
 
     def readers_retired(self) -> None:
-        """The command readers replaced by a renewal are gone: release once more next period."""
-        self._trailing = True
+        """The command readers replaced by a renewal are gone: release and check next period."""
+        self._check = True
 
     def renew_readers(self, resident_mb: float) -> bool:
         """After the release that ends a flood: whether to renew the command readers, the node
         being ``resident_mb`` [MB] large now. Call ``released`` afterwards either way."""
-        renew = self.renew_allowed and resident_mb > self._calm_mb + RENEW_GROWTH_MB
+        renew = (self.renew_allowed and self._flood_renewals < RENEWALS_PER_FLOOD
+                 and resident_mb > self._calm_mb + RENEW_GROWTH_MB)
+        self._flood_renewals += renew
         self.renewals += renew
         return renew

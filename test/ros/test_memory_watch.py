@@ -3,7 +3,13 @@ decisions from the rejected-command count and the resident size alone, no rclpy.
 
 from __future__ import annotations
 
-from humanoid_sim.ros.memory_watch import RELEASE_GROWTH_MB, RENEW_GROWTH_MB, MemoryAction, MemoryWatch
+from humanoid_sim.ros.memory_watch import (
+    RELEASE_GROWTH_MB,
+    RENEW_GROWTH_MB,
+    RENEWALS_PER_FLOOD,
+    MemoryAction,
+    MemoryWatch,
+)
 
 BASE = 300.0  # resident size before anything happens [MB]
 
@@ -59,10 +65,21 @@ def test_growth_without_rejections_is_released_and_the_calm_size_follows_the_nod
     assert not watch.renew_readers(grown + 1.0)
 
 
-def test_retired_readers_are_released_a_period_later():
+def test_retired_readers_are_released_and_checked_a_period_later_twice_per_flood_at_most():
     watch = MemoryWatch(BASE)
     assert watch.period(0, BASE) is MemoryAction.NOTHING
-    watch.readers_retired()  # rclpy deletes them once the executor lets go of them
-    assert watch.period(0, BASE) is MemoryAction.RELEASE
-    watch.released(BASE)
-    assert watch.period(0, BASE) is MemoryAction.NOTHING
+    assert watch.period(7, BASE + 30.0) is MemoryAction.RELEASE
+    held = BASE + 8.0  # the end of the flood reached the new readers too
+    for renewal in range(RENEWALS_PER_FLOOD):
+        assert watch.period(7, held) is MemoryAction.RELEASE_AND_CHECK
+        assert watch.renew_readers(held)
+        watch.released(held)
+        watch.readers_retired()  # rclpy deletes them once the executor lets go of them
+    assert watch.period(7, held) is MemoryAction.RELEASE_AND_CHECK
+    assert not watch.renew_readers(held)  # held for another reason: no endless renewals
+    watch.released(held)
+    assert watch.renewals == RENEWALS_PER_FLOOD
+    # the next flood may renew again
+    assert watch.period(9, held + 20.0) is MemoryAction.RELEASE
+    assert watch.period(9, held + 20.0) is MemoryAction.RELEASE_AND_CHECK
+    assert watch.renew_readers(held + 20.0)
