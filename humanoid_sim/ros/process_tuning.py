@@ -45,6 +45,16 @@ def release_free_memory() -> bool:
     return True
 
 
+def resident_mb() -> float:
+    """This process's resident memory [MB] (Linux ``/proc/self/statm``; NaN elsewhere)."""
+    try:
+        with open("/proc/self/statm") as statm:
+            pages = int(statm.read().split()[1])
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 

@@ -2,8 +2,10 @@
 active joint limits, command counts and ages, pushes.
 
 A mixin of ``SimNode`` (humanoid_sim/ros/sim_node.py), which owns the counters it reads.
-Published at ``diagnostics_rate`` in wall time; after rejected commands came in, the heap
-memory they freed is handed back to the system first (process_tuning.release_free_memory).
+Published at ``diagnostics_rate`` in wall time; first, what memory_watch decides: freed heap
+memory handed back (process_tuning.release_free_memory) during and after a flood of rejected
+commands or when the resident size grew, the command readers renewed after a flood that left
+partly received huge samples in them (command_intake: the new readers take over once matched).
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ import numpy as np
 import rclpy
 
 from humanoid_sim.ros import conversions as cv
-from humanoid_sim.ros.process_tuning import release_free_memory
+from humanoid_sim.ros.memory_watch import MemoryAction
+from humanoid_sim.ros.process_tuning import release_free_memory, resident_mb
 
 __all__ = ["COMMAND_AGE_WINDOW", "TICK_COST_WINDOW", "NodeDiagnostics"]
 
@@ -68,6 +71,7 @@ class NodeDiagnostics:
                 ) or "none",
                 "commands_accepted": self.accepted_commands,
                 "rejected_commands": self.rejections.total,
+                "command_reader_renewals": self.memory_watch.renewals,
                 **{f"rejected_{kind}": count for kind, count in self.rejections.counts.items()},
                 "command_timeout_ticks": self.timeout_ticks,
                 "pushes_applied": self.pushes.pushes_applied,
@@ -101,12 +105,27 @@ class NodeDiagnostics:
             return {"command_age_mean_ms": math.nan, "command_age_max_ms": math.nan}
         return {"command_age_mean_ms": float(ages.mean()), "command_age_max_ms": float(ages.max())}
 
+    def _release_memory(self) -> None:
+        """Hand freed memory back, and renew the command readers, as memory_watch decides."""
+        if self._retiring_subscriptions and self._retire_command_readers():
+            self.memory_watch.readers_retired()  # their memory is handed back next period
+        action = self.memory_watch.period(self.rejections.total, resident_mb())
+        if action is MemoryAction.NOTHING:
+            return
+        release_free_memory()
+        if action is MemoryAction.RELEASE_AND_CHECK:
+            held = resident_mb()
+            if not self._retiring_subscriptions and self.memory_watch.renew_readers(held):
+                self._make_command_subscriptions()
+                self.get_logger().info(
+                    f"renewing the command readers after {self.rejections.total} rejected commands, the node"
+                    f" holding {held - self.memory_watch.calm_mb:.1f} MB more than before them (partly received"
+                    " samples of huge commands)"
+                )
+        self.memory_watch.released(resident_mb())
+
     def _publish_diagnostics(self) -> None:
-        rejected = self.rejections.total
-        if rejected != self._rejected_at_last_trim:
-            # rejected commands came (maybe huge ones, a flood): return their freed memory
-            self._rejected_at_last_trim = rejected
-            release_free_memory()
+        self._release_memory()
         values, warnings, errors = self.diagnostics_values()
         ns = self._tick * self._ns_per_tick
         message = cv.diagnostic_message(ns, f"{self.get_name()}: simulation", self.model.name, values, warnings, errors)

@@ -37,9 +37,10 @@ Loop modes: ``realtime`` (a physics thread holds real_time_factor; late ticks co
 runs exactly one tick and is answered by joint_states, ground_truth/odom and clock, so a run is
 deterministic). A joint_commands message naming every joint in the model's order with only
 effort set is read from its raw bytes; one naming more joints than the robot has is refused
-from its bytes; any other is deserialized and checked by name. In realtime mode only the
-newest commands are kept (best effort, NEWEST_COMMANDS; in fast mode too); lock-step mode
-queues COMMAND_QUEUE commands, reliably. Stamps are simulation time
+from its bytes; any other is deserialized and checked by name. An effort_controller/commands
+message is read from its bytes (its length first). In realtime mode only the newest commands
+are kept (best effort; in fast mode too); lock-step mode queues commands, reliably
+(command_intake). Stamps are simulation time
 from the tick count; /clock never runs backwards (reset restores the initial state, not the time).
 
 This file is the node's wiring (parameters, subscriptions, services, the tick); the rest is
@@ -51,9 +52,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -62,18 +65,17 @@ from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescri
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import QoSProfile, ReliabilityPolicy
-from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import SetBool, Trigger
 
 from humanoid_sim.numba_cache import compile_notice
 from humanoid_sim.ros.command_validation import RejectionCounter, joint_order_indices
 from humanoid_sim.ros.link_tree import link_tree
+from humanoid_sim.ros.memory_watch import MemoryWatch
+from humanoid_sim.ros.middleware_profile import use_packaged_profile
 from humanoid_sim.ros.parameters import PARAMETER_SPECS, SPECS_BY_NAME, NodeParameters, validate_parameter, validate_parameters
 from humanoid_sim.ros.command_intake import CommandIntake
 from humanoid_sim.ros.physics_loop import PhysicsLoop
-from humanoid_sim.ros.process_tuning import freeze_startup_objects, run_node_main, spin
+from humanoid_sim.ros.process_tuning import freeze_startup_objects, resident_mb, run_node_main, spin
 from humanoid_sim.ros.sim_diagnostics import COMMAND_AGE_WINDOW, TICK_COST_WINDOW, NodeDiagnostics
 from humanoid_sim.ros.sim_publishers import StatePublishing, topic_token  # noqa: F401 - part of this module's API
 from humanoid_sim.ros.sim_services import SimServices
@@ -88,14 +90,6 @@ from humanoid_sim.simulator.warm_up import warm_up
 __all__ = ["NODE_NAME", "SimNode", "StartupError", "main", "topic_token"]
 
 NODE_NAME = "humanoid_sim"
-# Commands queued (reliable) in lockstep mode, where each one runs a tick: a lock-step client
-# sends one and waits for the state. The DDS reader holds samples of whatever size comes (a
-# command of a million values is 8-20 MB), so the queue is no deeper than a client needs.
-COMMAND_QUEUE = 10
-# Commands kept (best effort, newest first) in realtime and fast modes, where a tick applies
-# the newest valid command: a burst between two executor wake-ups (a flood of malformed
-# commands with the controller's among them) is taken in order, so the valid one still lands.
-NEWEST_COMMANDS = 10
 # A lock-step node re-publishes its state this often [s of wall time] until the first command.
 LOCKSTEP_REPUBLISH_S = 0.5
 # The physics thread shares the GIL with the executor thread; Python's default 5 ms switch
@@ -171,7 +165,7 @@ class SimNode(CommandIntake, SimServices, SimulationInterfaces, StatePublishing,
         self._last_result: StepResult | None = None
         self._previous_result: StepResult | None = None
         self.rejections = RejectionCounter(p.rejection_log_period)
-        self._rejected_at_last_trim = 0  # rejections.total when freed memory was last released
+        self.memory_watch = MemoryWatch(resident_mb(), renew_allowed=p.loop_mode != "lockstep")
         self.accepted_commands = 0
         self.timeout_ticks = 0
         # loop statistics (read by diagnostics)
@@ -193,6 +187,12 @@ class SimNode(CommandIntake, SimServices, SimulationInterfaces, StatePublishing,
         self._first_tick = 0
         self._update_decimation()
 
+        self._command_layout = SerializedEffortCommand(model.joint_names)
+        self._all_joints = np.arange(model.nj, dtype=np.int64)
+        self._command_subscriptions: list[Any] = []
+        self._retiring_subscriptions: list[Any] = []  # replaced, until the new ones are matched
+        self._command_generation = 0  # of the subscriptions whose commands are taken
+        self._renewal_periods = 0  # diagnostics periods the new subscriptions have waited
         self._make_interfaces()
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self._thread: threading.Thread | None = None
@@ -228,20 +228,7 @@ class SimNode(CommandIntake, SimServices, SimulationInterfaces, StatePublishing,
     def _make_interfaces(self) -> None:
         p = self.params
         self._make_publishers()
-        # Raw: a command naming every joint in the model's order with only effort filled (what
-        # a controller usually sends, the bundled one included) is read straight from its bytes.
-        # In realtime and fast modes each tick applies the newest command, so only the newest
-        # few are kept (a long queue would hand the executor old commands first whenever it falls
-        # behind, and the robot would run on stale commands), best effort (reliable publishers
-        # match it too): a lost command is superseded by the next one anyway, and a reliable
-        # reader kept the repair buffers of a flood of huge commands (+350 MB for good).
-        # Lockstep runs one tick per command: every command is queued (reliable) and counted.
-        if p.loop_mode == "lockstep":
-            qos = QoSProfile(depth=COMMAND_QUEUE, reliability=ReliabilityPolicy.RELIABLE)
-        else:
-            qos = QoSProfile(depth=NEWEST_COMMANDS, reliability=ReliabilityPolicy.BEST_EFFORT)
-        self.create_subscription(JointState, "joint_commands", self._on_named_command_bytes, qos, raw=True)
-        self.create_subscription(Float64MultiArray, "effort_controller/commands", self._on_array_command, qos)
+        self._make_command_subscriptions()
         self.create_service(Trigger, "reset", self._on_reset)
         self.create_service(SetBool, "pause", self._on_pause)
         self.create_service(Trigger, "step", self._on_step)
@@ -255,9 +242,6 @@ class SimNode(CommandIntake, SimServices, SimulationInterfaces, StatePublishing,
         self._diagnostics_timer = None
         if p.diagnostics_rate > 0.0:
             self._diagnostics_timer = self.create_timer(1.0 / p.diagnostics_rate, self._publish_diagnostics, clock=steady)
-
-        self._command_layout = SerializedEffortCommand(self.model.joint_names)
-        self._all_joints = np.arange(self.model.nj, dtype=np.int64)
 
     def _republish_until_commanded(self) -> None:
         """Lock-step only: the current state once more while no command has come since the start
@@ -328,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(argv: list[str] | None) -> int:
+    profile = use_packaged_profile(os.environ, Path.cwd())  # before rclpy creates a DDS participant
     rclpy.init(args=argv)
     sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_INTERVAL_S))
     try:
@@ -336,6 +321,7 @@ def _run(argv: list[str] | None) -> int:
         print(f"[{NODE_NAME}] cannot start: {exc}", file=sys.stderr)
         rclpy.try_shutdown()
         return 1
+    node.get_logger().info(profile.reason)
     freeze_startup_objects()
     node.start()
     try:

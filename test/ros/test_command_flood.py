@@ -1,7 +1,9 @@
-"""A real-time node under a (short) flood of malformed commands, over real DDS: every kind of bad
-command (wrong lengths, NaN, +-inf, +-1e308, unknown and duplicate names, an empty effort field,
-thousands of values or names) is refused and counted by kind in /diagnostics, joint_states
-keep coming with finite values, and the node's memory does not keep the huge commands.
+"""A real-time node under a (short) flood of malformed commands, over real DDS, the bundled
+humanoid standing under a holding controller that answers every joint_states message: every
+kind of bad command (wrong lengths, NaN, +-inf, +-1e308, unknown and duplicate names, an empty
+effort field, thousands of values or names) is refused and counted by kind in /diagnostics,
+joint_states keep coming with finite values, the controller's commands keep being accepted,
+the robot keeps standing, and the node's memory does not keep the huge commands.
 
 The full flood (10,000 commands as fast as a publisher sends them) and its rates and memory
 figures are printed by bench/command_flood.py.
@@ -18,12 +20,15 @@ import pytest
 
 rclpy = pytest.importorskip("rclpy", reason="rclpy is not installed (run scripts/setup.sh)")
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
+from nav_msgs.msg import Odometry  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
+from std_srvs.srv import SetBool  # noqa: E402
 
+from ros_holding_controller import HoldingController  # noqa: E402
 from ros_node_process import Listener, start_node, stop_node  # noqa: E402
 
-from humanoid_sim import load_robot  # noqa: E402
+from humanoid_sim import Simulator, load_robot  # noqa: E402
 from humanoid_sim.ros.command_validation import REJECTION_KINDS  # noqa: E402
 from humanoid_sim.ros.conversions import diagnostic_values  # noqa: E402
 
@@ -70,35 +75,81 @@ def rss_mb(pid: int) -> float:
         return next(int(line.split()[1]) / 1024.0 for line in status if line.startswith("VmRSS:"))
 
 
+def hold_standing(listener: Listener) -> tuple[float, list[float]]:
+    """A holding controller on ``listener``'s node: every joint_states message is answered with a
+    command on effort_controller/commands (model order). Returns the stand pose's base height [m]
+    and the list the base heights of ground_truth/odom are appended to."""
+    model = load_robot()
+    q0 = Simulator(model).reset("stand")
+    # legs stiffer than m g h, light joints soft: stable with the zero-order hold of commands at 500 Hz
+    leg = np.array([any(part in name for part in ("hip", "knee", "ankle")) for name in model.joint_names])
+    controller = HoldingController(model, q0, kp=np.where(leg, 1000.0, 100.0), kd=np.where(leg, 10.0, 1.0))
+    command = listener.publisher(Float64MultiArray, ARRAY, depth=10)
+    heights: list[float] = []
+
+    def on_state(msg: JointState) -> None:
+        tau = controller.torque(np.asarray(msg.position), np.asarray(msg.velocity))
+        command.publish(Float64MultiArray(data=tau.tolist()))
+
+    listener.node.create_subscription(JointState, listener.topic("joint_states"), on_state, 10)
+    listener.node.create_subscription(Odometry, listener.topic("ground_truth/odom"),
+                                      lambda msg: heights.append(msg.pose.pose.position.z), 10)
+    return float(q0[2]), heights
+
+
 def test_flood_of_malformed_commands_is_counted_by_kind_and_harmless(ros):
     ns = f"/hs_flood_{os.getpid()}"
-    process = start_node(ns, {"loop_mode": "realtime", "initial_pose": "stand", "joint_states_rate": 200.0,
-                              "diagnostics_rate": 50.0, "tf_rate": 0.0, "markers_rate": 0.0})
+    # half real time: on a loaded machine the controller's answers come late, and a PD loop
+    # with a delay of several ticks (in simulated time) is no longer stable
+    process = start_node(ns, {"loop_mode": "realtime", "real_time_factor": 0.5, "initial_pose": "stand",
+                              "start_paused": True, "joint_states_rate": 500.0, "odometry_rate": 50.0, "diagnostics_rate": 50.0,
+                              "tf_rate": 0.0, "markers_rate": 0.0})
     listener = Listener("flood_listener", ns)
     listener.subscribe(JointState, "joint_states", keep=False)
     listener.subscribe(DiagnosticArray, "diagnostics", keep=False)
     m, arrivals = listener.messages, listener.arrival
+    stand_height, heights = hold_standing(listener)
     commands, huge = flood()
     sent = Counter(kind for _, _, kind in commands + huge)
     try:
-        assert listener.spin_until(lambda: m["joint_states"] and m["diagnostics"], STARTUP_S, process)
+        assert listener.spin_until(lambda: m["diagnostics"], STARTUP_S, process)  # started, paused
         publishers = {NAMED: listener.publisher(JointState, NAMED, depth=10),
                       ARRAY: listener.publisher(Float64MultiArray, ARRAY, depth=10)}
         assert listener.spin_until(lambda: all(p.get_subscription_count() for p in publishers.values()), 30.0, process)
         listener.spin_for(1.0)  # let the node's best-effort readers match these publishers
+        assert listener.call(SetBool, "pause", SetBool.Request(data=False)).success
+        assert listener.spin_until(lambda: m["joint_states"], 30.0, process)
+        listener.spin_for(2.0)  # the controller holds the robot
         rss_before = rss_mb(process.pid)
+        accepted_before = int(diagnostic_values(m["diagnostics"][-1])["commands_accepted"])
         states_before = len(arrivals["joint_states"])
 
         def counted() -> int:
             return int(diagnostic_values(m["diagnostics"][-1])["rejected_commands"])
 
-        # In batches no larger than the newest commands the node keeps, each counted before the next.
-        batch = 5
+        # In batches no larger than the newest commands the node keeps, each counted before the
+        # next. The controller's commands share a reader with them: on a loaded machine one may
+        # be pushed out before the node takes it (best effort); the kinds missing are sent again.
+        def by_kind() -> Counter[str]:
+            values = diagnostic_values(m["diagnostics"][-1])
+            return Counter({kind: int(values[f"rejected_{kind}"]) for kind in REJECTION_KINDS})
+
+        batch, expected = 5, Counter()
         for start in range(0, len(commands), batch):
-            for topic, msg, _ in commands[start : start + batch]:
-                publishers[topic].publish(msg)
-            done = min(start + batch, len(commands))
-            assert listener.spin_until(lambda: counted() >= done, 60.0, process), (done, diagnostic_values(m["diagnostics"][-1]))
+            pending = commands[start : start + batch]
+            expected.update(kind for _, _, kind in pending)
+            done = sum(expected.values())
+            for _attempt in range(5):
+                for topic, msg, _ in pending:
+                    publishers[topic].publish(msg)
+                if listener.spin_until(lambda: counted() >= done, 10.0, process):
+                    break
+                missing, pending = expected - by_kind(), []
+                for command in commands[start : start + batch]:
+                    if missing[command[2]] > 0:
+                        missing[command[2]] -= 1
+                        pending.append(command)
+            assert counted() == done, (done, diagnostic_values(m["diagnostics"][-1]))
         # The huge ones one by one: a best-effort reader may lose a sample of megabytes (a fragment
         # dropped is the whole sample dropped), which costs the node nothing; sent again then.
         for topic, msg, _ in huge:
@@ -109,6 +160,7 @@ def test_flood_of_malformed_commands_is_counted_by_kind_and_harmless(ros):
                     break
             assert counted() == done, f"the huge command on {topic} was never counted"
         states_during = len(arrivals["joint_states"]) - states_before
+        accepted_during = int(diagnostic_values(m["diagnostics"][-1])["commands_accepted"]) - accepted_before
         listener.spin_for(1.0)  # diagnostics after the last rejection: the node returns freed memory
         rss_after = rss_mb(process.pid)
         states_after = len(arrivals["joint_states"]) - states_before - states_during
@@ -121,8 +173,9 @@ def test_flood_of_malformed_commands_is_counted_by_kind_and_harmless(ros):
     assert int(values["rejected_commands"]) == len(commands) + len(huge)
     for kind in REJECTION_KINDS:
         assert int(values[f"rejected_{kind}"]) == sent.get(kind, 0), kind
-    assert int(values["commands_accepted"]) == 0
     assert states_during > 0 and states_after > 0, "the node stopped publishing joint_states"
+    assert accepted_during > 0, "no command of the controller was accepted during the flood"
+    assert heights and min(heights) > stand_height - 0.05, (stand_height, min(heights))  # stood throughout
     assert np.all(np.isfinite(last_state.position)) and np.all(np.isfinite(last_state.velocity))
     assert rss_after - rss_before < 50.0, (rss_before, rss_after)
     # the log says so in a few throttled lines, never echoing thousands of names

@@ -253,7 +253,7 @@ def test_malformed_commands_rejected_counted_and_harmless(ros, rng):
 
         # Paced in batches (DDS keeps the last N samples of a slow reader, it does not
         # queue without bound); each batch must be counted before the next is sent.
-        batch = 5  # within the newest commands the node keeps (NEWEST_COMMANDS)
+        batch = 5  # within the newest commands the node keeps (command_intake.NEWEST_COMMANDS)
         for start in range(0, len(commands), batch):
             for topic, msg, _ in commands[start : start + batch]:
                 publishers[topic].publish(msg)
