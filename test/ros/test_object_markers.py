@@ -23,7 +23,7 @@ def test_each_shape_is_drawn_at_its_pose_in_the_world_frame():
         Shape(ShapeKind.SPHERE, [0.11]),
         Shape(ShapeKind.CYLINDER, [0.1, 0.3]),
         Shape(ShapeKind.CAPSULE, [0.05, 0.2]),
-        Shape(ShapeKind.MESH, [1.0], vertices=np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1.0]])),
+        Shape(ShapeKind.MESH, [], vertices=np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1.0]])),
     ]
     poses = np.zeros((5, 7))
     poses[:, :3] = rng.normal(size=(5, 3))
