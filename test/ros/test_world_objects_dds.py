@@ -29,7 +29,7 @@ from visualization_msgs.msg import Marker, MarkerArray  # noqa: E402
 
 from ros_node_process import Listener, start_node, stop_node, wait_exit  # noqa: E402
 
-STARTUP_S = 120.0
+STARTUP_S = 300.0  # a start that compiles the kernels takes minutes on 2 busy cores
 OK = Result.RESULT_OK
 G = 9.81
 BOX = "{shape: box, size_m: [0.3, 0.3, 0.3], mass_kg: 2.0, material: {mu_s: 0.8, mu_d: 0.6, restitution: 0.0}}"
