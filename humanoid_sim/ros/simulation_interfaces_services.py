@@ -350,7 +350,7 @@ class SimulationInterfaces:
             "name_invalid": SpawnEntity.Response.NAME_INVALID, "name_not_unique": SpawnEntity.Response.NAME_NOT_UNIQUE,
         }  # fmt: skip
         with self._lock:
-            taken = set(self._entities()) | set(self.model.body_names) | set(self.model.frames)
+            taken = set(self._entities()) | set(self.model.body_names) | set(self.model.frames) | set(self._current_world().names())
             try:
                 obj = spawned_object(resource.uri, resource.resource_string, request.name, taken, request.allow_renaming, pose)
             except ResourceError as exc:
