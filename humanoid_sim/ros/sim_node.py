@@ -21,6 +21,8 @@ Publishes
   zmp                          geometry_msgs/PointStamped  ZMP of the ground reaction, in odom
   support_polygon              geometry_msgs/PolygonStamped in odom
   contact_markers              visualization_msgs/MarkerArray
+  objects                      visualization_msgs/MarkerArray  the world's free objects (world_objects);
+                               each is also a tf frame odom -> <object> and has contact/<object>/...
   clock                        rosgraph_msgs/Clock         simulation time
   ground_truth/odom            nav_msgs/Odometry           pose in odom, twist in the base frame
   imu                          sensor_msgs/Imu             ideal IMU at the base link origin
@@ -30,7 +32,8 @@ Services (std_srvs)
   push (Trigger)               the push_* parameters' wrench on push_link for push_duration
 Services of the simulation_interfaces standard (relative to the node, as Gazebo names them)
   ~/get_simulator_features, ~/reset_simulation, ~/get_simulation_state, ~/set_simulation_state,
-  ~/step_simulation, ~/get_entities, ~/get_entity_state, ~/set_entity_state; action ~/simulate_steps
+  ~/step_simulation, ~/get_entities, ~/get_entity_state, ~/set_entity_state, ~/spawn_entity,
+  ~/delete_entity (free objects); action ~/simulate_steps
 
 Loop modes: ``realtime`` (a physics thread holds real_time_factor; late ticks counted),
 ``fast`` (the thread steps as fast as it can), ``lockstep`` (no thread: every valid command
