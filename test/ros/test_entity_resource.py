@@ -116,3 +116,19 @@ def test_an_environment_becomes_a_world_of_its_ground_and_boxes():
     assert world.environment().boxes[0].name == "step"
     np.testing.assert_allclose(world.environment().boxes[0].size, [0.4, 1, 0.1])
     assert world.environment().ground.height == 0.1
+
+
+def test_a_robot_alone_carries_its_state_into_a_world_with_an_object():
+    from humanoid_sim.model import load_urdf
+    from humanoid_sim.package_data import package_file
+
+    robot = load_urdf(package_file("urdf/humanoid.urdf"))
+    rng = np.random.default_rng(2)
+    q, v = rng.normal(size=robot.nq), rng.normal(size=robot.nv)
+    world = world_with_object(world_of_environment(Environment()), spawned_object("", BOX, "", set(), False))
+    new = assemble_world_model(world, robot)
+    q0, v0 = new.initial_state()
+    q1, v1 = carried_state(None, q, v, new, q0, v0)
+    np.testing.assert_array_equal(q1[: robot.nq], q)
+    np.testing.assert_array_equal(v1[: robot.nv], v)
+    np.testing.assert_array_equal(q1[new.object("block").q], q0[new.object("block").q])
