@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from humanoid_sim.contact.environment import load_environment
+from humanoid_sim.contact.environment import Environment, load_environment
 from humanoid_sim.errors import UnknownNameError
 from humanoid_sim.limits.range_config import load_range_of_motion, parse_range_of_motion
 from humanoid_sim.limits.range_of_motion_provider import RangeOfMotionProvider
@@ -24,7 +24,15 @@ from humanoid_sim.simulator.initial_pose import pose_configuration, starting_pos
 from humanoid_sim.simulator.simulator import Simulator, SimulatorConfig
 from humanoid_sim.world import World, WorldConfigError, WorldModel, assemble_world_model, load_world
 
-__all__ = ["StartupError", "initial_configuration", "load_robot", "load_world_file", "make_simulator", "world_simulator"]
+__all__ = [
+    "StartupError",
+    "initial_configuration",
+    "load_robot",
+    "load_world_file",
+    "make_simulator",
+    "simulator_of_world",
+    "world_simulator",
+]
 
 
 class StartupError(RuntimeError):
@@ -133,12 +141,12 @@ def simulator_of_world(p: NodeParameters, world_model: WorldModel, warn: Callabl
         raise StartupError(f"world {p.world!r}: {exc}") from None
 
 
-def _config(p: NodeParameters, environment) -> SimulatorConfig:
+def _config(p: NodeParameters, environment: Environment) -> SimulatorConfig:
     srdf = str(_data_path(p.srdf)) if p.srdf else None
     return SimulatorConfig(dt=p.physics_dt, environment=environment, self_collision=p.self_collision, srdf=srdf)
 
 
-def _providers(p: NodeParameters, model: RobotModel, warn: Callable[[str], None]) -> list:
+def _providers(p: NodeParameters, model: RobotModel, warn: Callable[[str], None]) -> list[RangeOfMotionProvider]:
     providers = []
     rom = p.range_of_motion_config
     try:

@@ -12,7 +12,7 @@ GetEntityState (ground truth in odom), SetEntityState (the robot's base, a free 
 and twist), SpawnEntity (a free object: one world-file ``objects:`` entry as YAML, in
 resource_string or a file named by uri; entity_resource.py) and DeleteEntity (a free object).
 Entities: the robot (its URDF name, CATEGORY_ROBOT), the free objects of the world
-(CATEGORY_DYNAMIC_OBJECT) and the ground and static shapes (CATEGORY_STATIC_OBJECT, never
+(CATEGORY_DYNAMIC_OBJECT) and the ground and static boxes (CATEGORY_STATIC_OBJECT, never
 moving). Worlds, tags, bounds and spawning robots are not served (not listed as features).
 """
 
