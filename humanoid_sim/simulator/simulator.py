@@ -366,6 +366,8 @@ class Simulator:
             materials[obj.body] = obj.material
         sim = cls(world_model.model, config, providers, poses, body_materials=materials)
         sim.world_model = world_model
+        sim._robot_bodies[:] = 0  # the ZMP is the robot's (none in a world of objects alone)
+        sim._robot_bodies[: world_model.robot_nb] = 1
         if world_model.robot is None:
             sim.reset()
             return sim

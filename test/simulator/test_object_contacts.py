@@ -7,6 +7,8 @@ cubes stands; a box sliding on frictionless ground into a resting twin shares it
 (plastic impact: both move at half the speed, momentum conserved).
 """
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -102,6 +104,7 @@ def test_a_stack_of_five_cubes_stands():
     end = np.array([position(sim, wm, c.name) for c in cubes])
     assert np.abs(end - start).max() < 1e-4
     assert worst <= 1e-4
+    assert np.all(np.isnan(r.zmp[0]))  # no robot: no ZMP (the ground contacts are the objects')
     top = [c for c in r.contacts if c.link == "c4"]
     assert len(top) == 1 and abs(top[0].wrench_world[2] / G - 1.0) < 1e-3
 
@@ -120,3 +123,21 @@ def test_a_box_sliding_into_a_resting_twin_shares_its_momentum():
     np.testing.assert_allclose(va[0] + vb[0], 1.0, atol=1e-6)  # momentum (equal masses, body axes = world)
     np.testing.assert_allclose([va[0], vb[0]], [0.5, 0.5], atol=1e-3)
     assert position(sim, wm, "b")[0] - position(sim, wm, "a")[0] >= 1.0 - 1e-3  # touching, not inside
+
+
+def test_the_readme_world_example_stacks_five_cubes():
+    """README.md's world block (section "The library (no ROS)"), run as written: the stack of
+    config/worlds/cube_stack_5.yaml rests as a chain of contacts, each cube on the one below."""
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = text[text.index("A world of bodies") :]
+    start = section.index("```python\n") + len("```python\n")
+    example = section[start : section.index("```\n", start)]
+    assert "Simulator.from_world" in example
+    scope: dict = {}
+    exec(example, scope)  # noqa: S102 -- the README's own example
+    sim = scope["sim"]
+    for _ in range(200):
+        result = sim.step()
+    pairs = sorted((c.link, c.element) for c in result.contacts)
+    assert pairs == [("cube_1", "ground"), ("cube_2", "cube_1"), ("cube_3", "cube_2"), ("cube_4", "cube_3"),
+                     ("cube_5", "cube_4")]  # fmt: skip
