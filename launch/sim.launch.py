@@ -1,10 +1,10 @@
 """Launch the humanoid_sim simulation node with the bundled humanoid (and optionally RViz).
 
-    ros2 launch humanoid_sim sim.launch.py [urdf:=/path/robot.urdf] [rviz:=false|true] [use_sim_time:=true|false]
+    ros2 launch humanoid_sim sim.launch.py [urdf:=/path/robot.urdf] [world:=config/worlds/box_push.yaml] [rviz:=false|true] [use_sim_time:=true|false]
         [viewer:=true|false]
 
 Manifest:
-  node  humanoid_sim/sim_node   parameters: config/sim_node.yaml, urdf_path:=<urdf>, use_sim_time, viewer
+  node  humanoid_sim/sim_node   parameters: config/sim_node.yaml, urdf_path:=<urdf>, world, use_sim_time, viewer
   node  rviz2/rviz2             config/humanoid_sim.rviz, only when rviz:=true
 
 rviz:=true on a machine without the rviz2 package stops the launch with one line saying so,
@@ -42,6 +42,7 @@ def generate_launch_description() -> LaunchDescription:
     rviz = LaunchConfiguration("rviz")
     use_sim_time = LaunchConfiguration("use_sim_time")
     viewer = LaunchConfiguration("viewer")
+    world = LaunchConfiguration("world")
     simulator = Node(
         package="humanoid_sim",
         executable="sim_node",
@@ -51,6 +52,7 @@ def generate_launch_description() -> LaunchDescription:
             str(share / "config" / "sim_node.yaml"),
             {
                 "urdf_path": ParameterValue(urdf, value_type=str),
+                "world": ParameterValue(world, value_type=str),
                 "use_sim_time": ParameterValue(use_sim_time, value_type=bool),
                 "viewer": ParameterValue(viewer, value_type=bool),
             },
@@ -62,6 +64,12 @@ def generate_launch_description() -> LaunchDescription:
                 "urdf",
                 default_value=str(share / "urdf" / "humanoid.urdf"),
                 description="URDF file of the robot to simulate (default: the bundled 69 kg humanoid)",
+            ),
+            DeclareLaunchArgument(
+                "world",
+                default_value="",
+                description="world file (docs/world.md: free objects, static shapes, ground; a path or one inside"
+                " the package, e.g. config/worlds/box_push.yaml); empty: the bundled environment",
             ),
             DeclareLaunchArgument(
                 "rviz",

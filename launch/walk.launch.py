@@ -2,7 +2,7 @@
 
     ros2 launch humanoid_sim walk.launch.py [mode:=walk|stand] [walk_speed:=0.15] [rviz:=true] [viewer:=true]
         [urdf:=/path/robot.urdf] [loop_mode:=lockstep|realtime|fast] [real_time_factor:=1.0]
-        [state_rate:=250.0] [use_sim_time:=true]
+        [state_rate:=250.0] [use_sim_time:=true] [world:=config/worlds/box_push.yaml]
 
 Steer it with geometry_msgs/Twist on /cmd_vel (linear.x, linear.y, angular.z); without it
 the robot walks straight ahead at walk_speed.
@@ -12,7 +12,7 @@ Manifest:
                                           the stamps of the states it answers, so it does not
                                           subscribe to the 1 kHz /clock: no use_sim_time)
   node  humanoid_sim/sim_node            name humanoid_sim; config/sim_node.yaml, then urdf_path,
-                                          loop_mode, real_time_factor, and joint_states /
+                                          world, loop_mode, real_time_factor, and joint_states /
                                           ground_truth/odom at state_rate (the controller answers
                                           each joint state that comes with odometry)
   node  rviz2/rviz2                      config/humanoid_sim.rviz, only when rviz:=true
@@ -79,6 +79,7 @@ def generate_launch_description() -> LaunchDescription:
             str(share / "config" / "sim_node.yaml"),
             {
                 "urdf_path": ParameterValue(arg("urdf"), value_type=str),
+                "world": ParameterValue(arg("world"), value_type=str),
                 "loop_mode": ParameterValue(arg("loop_mode"), value_type=str),
                 "real_time_factor": ParameterValue(arg("real_time_factor"), value_type=float),
                 "joint_states_rate": state_rate,
@@ -96,6 +97,10 @@ def generate_launch_description() -> LaunchDescription:
         [
             _argument("urdf", str(share / "urdf" / "humanoid.urdf"),
                       "URDF file of the robot (default: the bundled 69 kg humanoid)"),
+            _argument("world", "",
+                      "world file (docs/world.md: free objects, static shapes, ground; a path or one inside the"
+                      " package, e.g. config/worlds/box_push.yaml); the robot is still urdf's; empty: the"
+                      " bundled environment"),
             _argument("mode", "walk",
                       "walk: the walking controller; stand: hold the initial posture (PD + gravity compensation)"),
             _argument("walk_speed", "0.15", "forward speed without cmd_vel [m/s]; 0: stand still"),

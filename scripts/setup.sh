@@ -93,7 +93,7 @@ build_interfaces() {
   [ -z "$source_hash" ] || echo "$source_hash" > "$stamp"
 }
 build_interfaces tf2_msgs tf2_msgs.msg
-build_interfaces simulation_interfaces simulation_interfaces.action
+build_interfaces simulation_interfaces simulation_interfaces.srv._spawn_entity
 build_interfaces humanoid_sim_interfaces humanoid_sim_interfaces.msg interfaces/humanoid_sim_interfaces
 
 # 3b. Chromium, headless: the browser view's test screenshots the scene with it (skipped without).

@@ -112,6 +112,18 @@ PARAMETER_SPECS: tuple[ParameterSpec, ...] = (
         read_only=True,
     ),
     ParameterSpec(
+        "world", "",
+        "world YAML (docs/world.md: ground, static shapes, free objects, a robot; a path or a path inside the"
+        " package, e.g. config/worlds/box_push.yaml); replaces environment_config; its robot entry, if any,"
+        " is the robot (urdf_path and robot_description must then be empty); empty: no world",
+        read_only=True,
+    ),
+    ParameterSpec(
+        "self_collision", False, "links of the robot collide with each other (not adjacent links, nor srdf's pairs)",
+        read_only=True,
+    ),
+    ParameterSpec("srdf", "", "SRDF file whose <disable_collisions> pairs never collide; empty: none", read_only=True),
+    ParameterSpec(
         "range_of_motion_config", "",
         "range-of-motion YAML; empty: the bundled config/range_of_motion.yaml if present; 'none': URDF limits only",
         read_only=True,
@@ -187,6 +199,9 @@ class NodeParameters:
     odometry_rate: float
     diagnostics_rate: float
     environment_config: str
+    world: str
+    self_collision: bool
+    srdf: str
     range_of_motion_config: str
     command_timeout: float
     timeout_behaviour: str

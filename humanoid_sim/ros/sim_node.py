@@ -21,6 +21,8 @@ Publishes
   zmp                          geometry_msgs/PointStamped  ZMP of the ground reaction, in odom
   support_polygon              geometry_msgs/PolygonStamped in odom
   contact_markers              visualization_msgs/MarkerArray
+  objects                      visualization_msgs/MarkerArray  the world's free objects (world_objects);
+                               each is also a tf frame odom -> <object> and has contact/<object>/...
   clock                        rosgraph_msgs/Clock         simulation time
   ground_truth/odom            nav_msgs/Odometry           pose in odom, twist in the base frame
   imu                          sensor_msgs/Imu             ideal IMU at the base link origin
@@ -30,7 +32,8 @@ Services (std_srvs)
   push (Trigger)               the push_* parameters' wrench on push_link for push_duration
 Services of the simulation_interfaces standard (relative to the node, as Gazebo names them)
   ~/get_simulator_features, ~/reset_simulation, ~/get_simulation_state, ~/set_simulation_state,
-  ~/step_simulation, ~/get_entities, ~/get_entity_state, ~/set_entity_state; action ~/simulate_steps
+  ~/step_simulation, ~/get_entities, ~/get_entity_state, ~/set_entity_state, ~/spawn_entity,
+  ~/delete_entity (free objects); action ~/simulate_steps
 
 Loop modes: ``realtime`` (a physics thread holds real_time_factor; late ticks counted),
 ``fast`` (the thread steps as fast as it can), ``lockstep`` (no thread: every valid command
@@ -80,7 +83,8 @@ from humanoid_sim.ros.sim_diagnostics import COMMAND_AGE_WINDOW, TICK_COST_WINDO
 from humanoid_sim.ros.sim_publishers import StatePublishing, topic_token  # noqa: F401 - part of this module's API
 from humanoid_sim.ros.sim_services import SimServices
 from humanoid_sim.ros.simulation_interfaces_services import SimulationInterfaces
-from humanoid_sim.ros.sim_setup import StartupError, initial_configuration, load_robot, make_simulator
+from humanoid_sim.ros.sim_setup import StartupError, initial_configuration, load_robot, load_world_file, make_simulator
+from humanoid_sim.ros.world_objects import WorldObjects
 from humanoid_sim.ros.tf_serialization import SerializedEffortCommand
 from humanoid_sim.simulator.pushes import PushSchedule
 from humanoid_sim.simulator.simulator import SimulationError, StepResult
@@ -110,7 +114,9 @@ def _descriptor(name: str) -> ParameterDescriptor:
     return descriptor
 
 
-class SimNode(CommandIntake, SimServices, SimulationInterfaces, StatePublishing, NodeDiagnostics, PhysicsLoop, Node):
+class SimNode(
+    CommandIntake, SimServices, SimulationInterfaces, WorldObjects, StatePublishing, NodeDiagnostics, PhysicsLoop, Node
+):
     """The simulation node. Construct, then ``start()``; ``stop()`` before destroying.
 
     Raises StartupError (one clear message) when the robot, a parameter or a config file
@@ -121,16 +127,18 @@ class SimNode(CommandIntake, SimServices, SimulationInterfaces, StatePublishing,
         super().__init__(node_name, **kwargs)
         self.params = self._declare_and_validate()
         p = self.params
-        self.model, self.urdf_xml = load_robot(p)
+        world = load_world_file(p)  # None without the world parameter
+        self.model, self.urdf_xml = load_robot(p, world)
         self.declare_parameter("robot_description", self.urdf_xml, _descriptor("robot_description"))
-        model = self.model
-        self.simulator = make_simulator(p, model, self.get_logger().warning)
+        self.simulator = make_simulator(p, self.model, self.get_logger().warning, world)
+        model = self.model = self.simulator.model  # in a world: the robot first, then one body per object
         self.limits = self.simulator.providers[0]
         self.q_initial = initial_configuration(p, self.simulator)
+        self.v_initial = self.simulator.v if world is not None else np.zeros(model.nv)  # objects' initial twists
         # Warm-up: throw-away steps through every path of the step (resting, landing, sliding,
         # a joint stop) compile or load the numba kernels now, so that no tick of the run
         # waits for them; the state is then set back exactly.
-        self.simulator.set_state(self.q_initial, np.zeros(model.nv))
+        self.simulator.set_state(self.q_initial, self.v_initial)
         self.get_logger().info(compile_notice())
         warm_start = time.monotonic()
         try:
@@ -228,6 +236,7 @@ class SimNode(CommandIntake, SimServices, SimulationInterfaces, StatePublishing,
     def _make_interfaces(self) -> None:
         p = self.params
         self._make_publishers()
+        self._make_object_interfaces()  # objects markers, per-object tf (world_objects)
         self._make_command_subscriptions()
         self.create_service(Trigger, "reset", self._on_reset)
         self.create_service(SetBool, "pause", self._on_pause)

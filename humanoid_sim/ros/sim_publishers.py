@@ -97,6 +97,8 @@ class StatePublishing:
         self._tf_rows = np.zeros((len(moving), 7))
         self._clock_serialized = SerializedClock()
         self._joint_states_serialized = SerializedJointState(model.joint_names)
+        # the robot's joint coordinates (in a world q and v also hold the free objects')
+        self._joint_q, self._joint_v = model.joint_q_slice, model.joint_v_slice
         self._odometry_serialized = SerializedOdometry(p.odom_frame, self.tree.root_link) if self.tree.floating else None
         self._wrench_serialized = {link: SerializedWrench(link) for link in self.contact_links}
         self._cop_serialized = SerializedPoint(p.odom_frame)
@@ -155,12 +157,13 @@ class StatePublishing:
                 self.pub_imu.publish(cv.imu_message(ns, root, q[3:7], v[3:6], acceleration, self.model.gravity))
         if self._due("contact"):
             self._publish_contacts(ns, result)
-        if self._due("markers") and self.pub_markers.get_subscription_count():
-            self._publish_markers(ns, result)
+        if self._due("markers"):
+            if self.pub_markers.get_subscription_count():
+                self._publish_markers(ns, result)
+            self._publish_object_markers(ns, result.q)  # the free objects' shapes, on objects
 
     def _publish_joint_states(self, sec: int, nanosec: int, q: np.ndarray, v: np.ndarray, applied: np.ndarray) -> None:
-        nj = self.model.nj
-        data = self._joint_states_serialized.fill(sec, nanosec, q[self.model.nq - nj :], v[self.model.nv - nj :], applied)
+        data = self._joint_states_serialized.fill(sec, nanosec, q[self._joint_q], v[self._joint_v], applied)
         self.pub_joint_states.publish(data)
 
     def _publish_odometry(self, sec: int, nanosec: int, q: np.ndarray, v: np.ndarray) -> None:
@@ -171,6 +174,7 @@ class StatePublishing:
     def _publish_tf(self, sec: int, nanosec: int, q: np.ndarray) -> None:
         rows = self.tree.pose_rows(q, self._tf_rows)  # one compiled call: odom -> base, every joint
         self.pub_tf.publish(self._tf_serialized.fill_rows(sec, nanosec, rows))
+        self._publish_object_tf(sec, nanosec, q)  # odom -> each free object (world_objects)
 
     def _base_acceleration(self, result: StepResult) -> np.ndarray:
         """Acceleration of the base origin in world axes [m/s^2], (3,) (readouts.base_acceleration)."""

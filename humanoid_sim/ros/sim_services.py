@@ -21,7 +21,7 @@ class SimServices:
     def _reset_state(self) -> None:
         """Back to the initial state at rest (the time runs on); pushes and commands forgotten."""
         with self._lock:
-            self.simulator.set_state(self.q_initial, np.zeros(self.model.nv))
+            self.simulator.set_state(self.q_initial, self.v_initial)
             self.pushes.clear()
             with self._command_lock:
                 self._command[:] = 0.0

@@ -8,10 +8,12 @@ std_srvs reset, so SCOPE_TIME is not supported), Get/SetSimulationState (playing
 stopped = paused and reset), StepSimulation and the SimulateSteps action (one or more ticks
 while paused; the action with feedback after each), GetEntities
 (the robot and the environment's elements, by name regular expression and category),
-GetEntityState (ground truth in odom) and SetEntityState (the robot's base pose and twist).
-Entities: the robot (its URDF name, CATEGORY_ROBOT) and the ground and static boxes of the
-environment (CATEGORY_STATIC_OBJECT, never moving). Spawning, deleting, worlds, tags and
-bounds are not served (not listed as features).
+GetEntityState (ground truth in odom), SetEntityState (the robot's base, a free object: pose
+and twist), SpawnEntity (a free object: one world-file ``objects:`` entry as YAML, in
+resource_string or a file named by uri; entity_resource.py) and DeleteEntity (a free object).
+Entities: the robot (its URDF name, CATEGORY_ROBOT), the free objects of the world
+(CATEGORY_DYNAMIC_OBJECT) and the ground and static boxes (CATEGORY_STATIC_OBJECT, never
+moving). Worlds, tags, bounds and spawning robots are not served (not listed as features).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import numpy as np
 from geometry_msgs.msg import Accel, Pose, Twist
 from simulation_interfaces.msg import EntityCategory, Result, SimulationState, SimulatorFeatures
 from simulation_interfaces.srv import (
+    DeleteEntity,
     GetEntities,
     GetEntityState,
     GetSimulationState,
@@ -29,6 +32,7 @@ from simulation_interfaces.srv import (
     ResetSimulation,
     SetEntityState,
     SetSimulationState,
+    SpawnEntity,
     StepSimulation,
 )
 
@@ -40,10 +44,15 @@ except ImportError:  # pragma: no cover - older distributions
 from humanoid_sim.contact.environment import rpy_to_rotation
 from humanoid_sim.dynamics.spatial import quaternion_to_rotation, rotation_to_quaternion
 from humanoid_sim.ros import conversions as cv
+from humanoid_sim.ros.entity_resource import ResourceError, spawned_object
+from humanoid_sim.simulator.readouts import base_acceleration
 
 __all__ = ["FEATURES", "SimulationInterfaces", "entity_state_of_base"]
 
 FEATURES = (
+    SimulatorFeatures.SPAWNING,
+    SimulatorFeatures.SPAWNING_RESOURCE_STRING,
+    SimulatorFeatures.DELETING,
     SimulatorFeatures.ENTITY_CATEGORIES,
     SimulatorFeatures.ENTITY_STATE_GETTING,
     SimulatorFeatures.ENTITY_STATE_SETTING,
@@ -55,6 +64,7 @@ FEATURES = (
     SimulatorFeatures.STEP_SIMULATION_SINGLE,
     SimulatorFeatures.STEP_SIMULATION_MULTIPLE,
 ) + ((SimulatorFeatures.STEP_SIMULATION_ACTION,) if SimulateSteps is not None else ())
+SPAWN_FORMATS = ("yaml",)  # one world-file object entry (docs/world.md)
 # StepSimulation's largest request (a service call should answer within seconds).
 MAX_STEPS = 100_000
 
@@ -111,6 +121,8 @@ class SimulationInterfaces:
             (GetEntities, "get_entities", self._si_entities),
             (GetEntityState, "get_entity_state", self._si_get_entity_state),
             (SetEntityState, "set_entity_state", self._si_set_entity_state),
+            (SpawnEntity, "spawn_entity", self._si_spawn_entity),
+            (DeleteEntity, "delete_entity", self._si_delete_entity),
         ):
             self.create_service(srv_type, f"~/{name}", callback)
         if SimulateSteps is not None:
@@ -125,17 +137,22 @@ class SimulationInterfaces:
             )  # fmt: skip
 
     def _entities(self) -> dict[str, int]:
-        """Entity name -> EntityCategory: the robot, then the environment's elements."""
+        """Entity name -> EntityCategory: the robot, the free objects, then the environment's elements."""
         entities = {self.model.name: EntityCategory.CATEGORY_ROBOT}
+        for obj in self.world_objects:
+            entities[obj.name] = EntityCategory.CATEGORY_DYNAMIC_OBJECT
         for name in self.simulator.config.environment.element_names():
             entities.setdefault(name, EntityCategory.CATEGORY_STATIC_OBJECT)
         return entities
 
     def _si_features(self, request: GetSimulatorFeatures.Request, response: GetSimulatorFeatures.Response):
         response.features.features = list(FEATURES)
+        response.features.spawn_formats = list(SPAWN_FORMATS)
         response.features.custom_info = (
             "humanoid_sim: reset keeps the simulation time running; entities are the robot (base pose and twist"
-            " settable) and the static environment; std_srvs reset/pause/step/push also served"
+            " settable), the free objects (pose and twist settable; spawned from one world-file object entry"
+            " as YAML in resource_string or a file uri, deleted by name) and the static environment;"
+            " std_srvs reset/pause/step/push also served"
         )
         return response
 
@@ -239,12 +256,23 @@ class SimulationInterfaces:
         state.header.frame_id = self.params.odom_frame
         with self._lock:
             state.header.stamp = cv.stamp_from_nanoseconds(self._tick * self._ns_per_tick)
+            objects = {o.name: o for o in self.world_objects}
             if request.entity == self.model.name and self.model.floating_base:
                 q, v = self.simulator.q, self.simulator.v
                 acceleration = np.zeros(6)
                 if self._last_result is not None and self._previous_result is not None:
                     acceleration[0:3] = self._base_acceleration(self._last_result)
                 state.pose, state.twist, state.acceleration = entity_state_of_base(q[0:7], v[0:6], acceleration)
+            elif request.entity in objects:
+                obj = objects[request.entity]
+                q, v = self.simulator.q, self.simulator.v
+                acceleration = np.zeros(6)
+                last, previous = self._last_result, self._previous_result
+                if last is not None and previous is not None:
+                    acceleration[0:3] = base_acceleration(
+                        last.q[obj.q], last.v[obj.v], previous.q[obj.q], previous.v[obj.v], self.params.physics_dt
+                    )
+                state.pose, state.twist, state.acceleration = entity_state_of_base(q[obj.q], v[obj.v], acceleration)
             else:
                 state.pose = self._static_pose(request.entity)
         response.result = _result(Result.RESULT_OK)
@@ -265,17 +293,21 @@ class SimulationInterfaces:
         return pose
 
     def _si_set_entity_state(self, request: SetEntityState.Request, response: SetEntityState.Response):
-        if request.entity != self.model.name:
+        objects = {o.name: o for o in self.world_objects}
+        if request.entity != self.model.name and request.entity not in objects:
             known = request.entity in self._entities()
             response.result = _result(
                 Result.RESULT_OPERATION_FAILED if known else Result.RESULT_NOT_FOUND,
                 f"{request.entity!r} is static" if known else f"no entity {request.entity!r}",
             )
             return response
-        if request.set_acceleration or not self.model.floating_base:
+        if request.set_acceleration or (request.entity == self.model.name and not self.model.floating_base):
             response.result = _result(Result.RESULT_FEATURE_UNSUPPORTED,
-                                      "only the floating base's pose and twist can be set")
+                                      "only the pose and twist of the floating base or a free object can be set")
             return response
+        # the robot's base: q[0:7], v[0:6]; an object: its own slices
+        q_part, v_part = (objects[request.entity].q, objects[request.entity].v) if request.entity in objects else (
+            slice(0, 7), slice(0, 6))
         try:
             q_base, v_base = base_from_entity_state(request.state.pose, request.state.twist)
         except ValueError as exc:
@@ -284,11 +316,70 @@ class SimulationInterfaces:
         with self._lock:
             q, v = self.simulator.q, self.simulator.v
             if request.set_pose:
-                q[0:7] = q_base
+                q[q_part] = q_base
             if request.set_twist:
-                v[0:6] = v_base
+                v[v_part] = v_base
             self.simulator.set_state(q, v, self.simulator.t)
             self._previous_result = self._last_result = None
             self._publish_state_now()
+        response.result = _result(Result.RESULT_OK)
+        return response
+
+    def _si_spawn_entity(self, request: SpawnEntity.Request, response: SpawnEntity.Response):
+        """A free object from one world-file object entry (entity_resource.spawned_object);
+        the request's initial_pose (odom) is its pose unless left at the origin with identity
+        orientation, where the entry's own position_m / rpy hold."""
+        resource = getattr(request, "entity_resource", request)  # 2.x: a Resource; 1.x: fields of the request
+        odom = self.params.odom_frame
+        stamped = request.initial_pose
+        if stamped.header.frame_id not in ("", odom):
+            response.result = _result(SpawnEntity.Response.INVALID_POSE,
+                                      f"initial_pose frame {stamped.header.frame_id!r}: only {odom!r} (or empty) is known")
+            return response
+        pose = None
+        p, o = stamped.pose.position, stamped.pose.orientation
+        if (p.x, p.y, p.z, o.x, o.y, o.z, o.w) != (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0):
+            try:
+                q_pose, _ = base_from_entity_state(stamped.pose, Twist())
+            except ValueError as exc:
+                response.result = _result(SpawnEntity.Response.INVALID_POSE, str(exc))
+                return response
+            pose = (q_pose[0:3], quaternion_to_rotation(q_pose[3:7]))
+        codes = {
+            "no_resource": SpawnEntity.Response.NO_RESOURCE, "parse": SpawnEntity.Response.RESOURCE_PARSE_ERROR,
+            "name_invalid": SpawnEntity.Response.NAME_INVALID, "name_not_unique": SpawnEntity.Response.NAME_NOT_UNIQUE,
+        }  # fmt: skip
+        with self._lock:
+            taken = set(self._entities()) | set(self.model.body_names) | set(self.model.frames) | set(self._current_world().names())
+            try:
+                obj = spawned_object(resource.uri, resource.resource_string, request.name, taken, request.allow_renaming, pose)
+            except ResourceError as exc:
+                response.result = _result(codes[exc.kind], str(exc))
+                return response
+            try:
+                self._spawn_object(obj)
+            except (ValueError, RuntimeError) as exc:
+                response.result = _result(Result.RESULT_OPERATION_FAILED, f"cannot add {obj.name!r}: {exc}")
+                return response
+        response.entity_name = obj.name
+        response.result = _result(Result.RESULT_OK)
+        return response
+
+    def _si_delete_entity(self, request: DeleteEntity.Request, response: DeleteEntity.Response):
+        """Delete a free object (the robot and static shapes cannot be deleted)."""
+        with self._lock:
+            entities = self._entities()
+            if request.entity not in entities:
+                response.result = _result(Result.RESULT_NOT_FOUND, f"no entity {request.entity!r}; entities: {', '.join(entities)}")
+                return response
+            if entities[request.entity] != EntityCategory.CATEGORY_DYNAMIC_OBJECT:
+                response.result = _result(Result.RESULT_OPERATION_FAILED,
+                                          f"{request.entity!r} is not a free object; only free objects can be deleted")
+                return response
+            try:
+                self._delete_object(request.entity)
+            except (ValueError, RuntimeError, KeyError) as exc:
+                response.result = _result(Result.RESULT_OPERATION_FAILED, f"cannot delete {request.entity!r}: {exc}")
+                return response
         response.result = _result(Result.RESULT_OK)
         return response

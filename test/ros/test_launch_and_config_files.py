@@ -23,7 +23,7 @@ def test_launch_file_declares_described_arguments():
             declared[call.args[0].value] = description.value
         if name == "Node":
             executables.add(keywords["executable"].value)
-    assert set(declared) == {"urdf", "rviz", "use_sim_time", "viewer"}
+    assert set(declared) == {"urdf", "rviz", "use_sim_time", "viewer", "world"}
     assert executables == {"sim_node", "rviz2"}
     assert any(isinstance(n, ast.FunctionDef) and n.name == "generate_launch_description" for n in tree.body)
 

@@ -49,7 +49,8 @@ def test_simulation_interfaces_services(ros):
         features = call(GetSimulatorFeatures, "get_simulator_features", timeout=STARTUP_S).features.features
         assert SimulatorFeatures.STEP_SIMULATION_MULTIPLE in features
         assert SimulatorFeatures.SIMULATION_STATE_PAUSE in features
-        assert SimulatorFeatures.SPAWNING not in features and SimulatorFeatures.SIMULATION_RESET_TIME not in features
+        assert SimulatorFeatures.SPAWNING in features and SimulatorFeatures.DELETING in features
+        assert SimulatorFeatures.SIMULATION_RESET_TIME not in features
 
         state = call(GetSimulationState, "get_simulation_state")
         assert state.result.result == OK and state.state.state == SimulationState.STATE_PAUSED

@@ -27,7 +27,7 @@ def test_walk_launch_declares_described_arguments_and_the_three_nodes():
         if name == "Node":
             executables.add(next(k.value.value for k in call.keywords if k.arg == "executable"))
     assert set(declared) == {
-        "urdf", "mode", "walk_speed", "loop_mode", "real_time_factor", "state_rate", "rviz", "use_sim_time", "viewer",
+        "urdf", "mode", "walk_speed", "loop_mode", "real_time_factor", "state_rate", "rviz", "use_sim_time", "viewer", "world",
     }
     assert executables == {"walking_controller", "sim_node", "rviz2"}
 

@@ -1,0 +1,63 @@
+"""The node's simulator from a world file: the world parameter, self_collision and srdf."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from humanoid_sim.ros.parameters import validate_parameters
+from humanoid_sim.ros.sim_setup import StartupError, initial_configuration, load_robot, load_world_file, make_simulator
+
+
+def _warn(messages: list[str]):
+    return messages.append
+
+
+def test_no_world_is_the_environment_as_before():
+    p = validate_parameters({})
+    assert p.world == "" and p.self_collision is False and p.srdf == ""
+    assert load_world_file(p) is None
+    model, _ = load_robot(p)
+    sim = make_simulator(p, model, _warn([]))
+    assert sim.world_model is None and sim.model is model and not sim.config.self_collision
+
+
+def test_a_package_world_gives_the_robot_then_its_objects():
+    p = validate_parameters({"world": "config/worlds/box_push.yaml", "self_collision": True})
+    world = load_world_file(p)
+    model, urdf = load_robot(p, world)  # the world's robot entry (urdf_path is empty)
+    assert model.name in urdf and world.robots[0].urdf.endswith("humanoid.urdf")
+    sim = make_simulator(p, model, _warn([]), world)
+    assert sim.config.self_collision
+    wm = sim.world_model
+    assert [o.name for o in wm.objects] == ["crate"] and wm.robot is model
+    assert sim.model.nq == model.nq + 7 and sim.model.nv == model.nv + 6
+    q = initial_configuration(p, sim)
+    np.testing.assert_allclose(q[wm.object("crate").q][:3], [0.6, 0.0, 0.25])
+    # the robot's joints keep their slices: joint_states read the robot alone
+    assert sim.model.joint_q_slice == model.joint_q_slice and sim.model.joint_v_slice == model.joint_v_slice
+    assert sim.model.joint_names == model.joint_names
+    assert sim.providers[0].model is sim.model
+
+
+@pytest.mark.parametrize(
+    ("text", "fault"),
+    [
+        ("objects:\n  - {name: crate, shape: box, sise_m: [1, 1, 1], mass_kg: 1}\n", "unknown key 'sise_m'"),
+        ("objects: [\n", "not valid YAML"),
+        ("objects:\n  - {name: crate, shape: cube, size_m: [1, 1, 1], mass_kg: 1}\n", "unknown shape 'cube'"),
+    ],
+)
+def test_a_bad_world_file_is_one_line_naming_the_file_and_the_fault(tmp_path, text, fault):
+    path = tmp_path / "mine.yaml"
+    path.write_text(text)
+    with pytest.raises(StartupError) as caught:
+        load_world_file(validate_parameters({"world": str(path)}))
+    message = str(caught.value)
+    assert "\n" not in message and str(path) in message and fault in message
+
+
+def test_a_missing_world_file_says_where_it_looked():
+    with pytest.raises(StartupError) as caught:
+        load_world_file(validate_parameters({"world": "config/worlds/nowhere.yaml"}))
+    assert "nowhere.yaml" in str(caught.value)
