@@ -66,6 +66,8 @@ _COS_FEATURE = math.cos(FEATURE_ANGLE)
 _SIN_FEATURE = math.sin(FEATURE_ANGLE)
 _CORE_TOUCH = 1e-9  # cores closer than this [m] count as overlapping (the separating-axis test decides)
 _EPS_2D = 1e-9  # [m] in the contact plane: inside tests, duplicate points
+PATTERN_GAIN = 1e-12  # [m] the least overlap decrease a pattern-search move must make
+PATTERN_MOVES = 200  # pattern-search moves at most (its steps shrink from 0.05 to 1e-9 rad besides)
 
 
 class Manifold(NamedTuple):
@@ -526,9 +528,12 @@ def _plane_basis(n, t1, t2) -> None:
 @njit(cache=True)
 def _pattern_search(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, n, best, t1, t2) -> float:
     """Least overlap over directions near n by a shrinking eight-direction pattern search;
-    the direction found in n."""
+    the direction found in n. A move must lower the overlap by more than rounding
+    (PATTERN_GAIN) and the search makes at most PATTERN_MOVES moves: along a flat valley
+    (two cylinders side by side) moves that gain 1e-15 m each went on for seconds."""
     step = 0.05
-    while step > 1e-9:
+    moves = 0
+    while step > 1e-9 and moves < PATTERN_MOVES:
         _plane_basis(n, t1, t2)
         found = -1
         for trial in range(8):  # eight directions about n
@@ -537,12 +542,13 @@ def _pattern_search(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, n, best, t1, t2) -> 
             uy = n[1] + step * (ca * t1[1] + sn * t2[1])
             uz = n[2] + step * (ca * t1[2] + sn * t2[2])
             ov = _overlap_along(shapes, sa, Ra, pa, wa, sb, Rb, pb, wb, ux, uy, uz)
-            if ov < best - 1e-15:
+            if ov < best - PATTERN_GAIN:
                 best = ov
                 found = trial
         if found < 0:
             step *= 0.5
             continue
+        moves += 1
         ca, sn = math.cos(0.25 * math.pi * found), math.sin(0.25 * math.pi * found)
         for a in range(3):
             n[a] += step * (ca * t1[a] + sn * t2[a])

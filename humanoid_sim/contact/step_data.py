@@ -97,10 +97,11 @@ class Dynamics(NamedTuple):
 
 class StepStatics(NamedTuple):
     """What does not change between steps: collision candidates (ContactGeometry: body,
-    kind, local, axis, radius) and each body's reach [m] (nb,); static boxes box_R (nbox, 3,
-    3), box_p (nbox, 3), box_half (nbox, 3); per element (environment, ground first, then
-    the candidate pairs of BodyPairs): mu_s, mu_d, restitution; robot (nb,) int64: 1 for the
-    bodies of the robot (the first tree), whose ground contacts make the ZMP."""
+    kind, local, axis, radius) and each body's reach [m] (nb,); static boxes for the point
+    detection box_R (nbox, 3, 3), box_p (nbox, 3), box_half (nbox, 3) (the simulator gives
+    none: its static boxes go to the narrow phase, BodyPairs); per element (the ground,
+    the static boxes, then a row per pair of bodies of BodyPairs): mu_s, mu_d, restitution;
+    robot (nb,) int64: 1 for the robot's bodies, whose ground contacts make the ZMP."""
 
     g_body: np.ndarray
     g_kind: np.ndarray
@@ -406,8 +407,8 @@ class BodyPairs(NamedTuple):
     contact/self_collision.py), so that a pair keeps its index (and its contact memory)
     from step to step; element (candidates,) int64: the element (material row of
     StepStatics, name) of each candidate: a static box's own, or a row of its own for two
-    bodies. Work: R (n, 3, 3), p (n, 3)
-    the shapes' world poses; lo, hi (n, 3) their AABBs; order (n,) the broad phase's
+    bodies. Work: R (n, 3, 3), p (n, 3) the shapes' world poses; lo, hi (n, 3) their
+    AABBs; order (n,) the broad phase's
     sort (kept between steps); pairs (cap, 2) the overlapping candidates of a step;
     contacts (pair_contacts.PairContacts), manifold, scratch: the narrow phase's buffers."""
 

@@ -248,18 +248,19 @@ class Simulator:
         config: SimulatorConfig | None = None,
         providers: Sequence[ConstraintProvider] = (),
         poses: dict[str, InitialPose] | None = None,
-        body_materials: Sequence[Material] | None = None,
+        world_model: WorldModel | None = None,
     ) -> None:
-        """model: the robot (or a world's assembled model); body_materials: per body (nb,),
-        the material of its surface against other bodies (None: ``config.body_material``
-        for every body); two bodies touch with the mean of their materials (friction and
-        restitution), a body and the environment with the environment element's."""
+        """model: the robot, or world_model.model when world_model (Simulator.from_world) is
+        given. Two bodies touch with the mean of their materials (friction, restitution): a
+        world object's own, ``config.body_material`` for the robot's links; a body and the
+        environment with the environment element's. The ZMP is the robot's: the first
+        world_model.robot_nb bodies (the first tree without a world model)."""
         self.config = config = config or SimulatorConfig()
         if config.gravity is not None:
             model = dataclasses.replace(model, gravity=np.asarray(config.gravity, dtype=float).copy())
         self.model = model
         # the world this simulator's model was assembled from (Simulator.from_world), else None
-        self.world_model: WorldModel | None = None
+        self.world_model = world_model
         self.providers = tuple(providers)
         self._validated_empty: list[OneSidedRows | None] = [None] * len(self.providers)
         self.ws = DynamicsWorkspace(model)
@@ -306,15 +307,17 @@ class Simulator:
         env = config.environment
         first_box = 1 if env.ground else 0  # the elements: the ground, the static boxes, then pairs of bodies
         first_row = first_box + len(env.boxes)
-        if body_materials is None:
-            body_materials = [config.body_material] * model.nb
-        elif len(body_materials) != model.nb:
-            raise ValueError(f"body_materials: one Material per body ({model.nb}), got {len(body_materials)}")
+        body_materials = [config.body_material] * model.nb
+        robot = model.tree_root == 0
+        if world_model is not None:
+            for obj in world_model.objects:
+                body_materials[obj.body] = obj.material
+            robot = np.arange(model.nb) < world_model.robot_nb  # none in a world of objects alone
         self._pairs_static = _collision_pairs(model, config, self.detector._box_R, self.detector._box_p,
                                               self.detector._box_half, first_box, first_row)  # fmt: skip
         pair_names = self._pairs_static[-1]
         self._pair_materials = [_mean_material(body_materials[a], body_materials[b]) for a, b in self._pairs_static[-2]]
-        self._robot_bodies = (model.tree_root == 0).astype(np.int64)  # the first tree: its ground contacts make the ZMP
+        self._robot_bodies = robot.astype(np.int64)  # their ground contacts make the ZMP
         self._element_names = list(env.element_names()) + pair_names
         self.gains = Gains.critically_damped(config.dt, config.correction_steps)
         self._correction_rate = 2.0 * self.gains.kd  # [1/s]
@@ -361,13 +364,7 @@ class Simulator:
         ``sim.world_model`` says where each object's body and coordinates are. Raises
         UnknownNameError listing the robot's poses for a pose it lacks."""
         config = dataclasses.replace(config or SimulatorConfig(), environment=world_model.world.environment())
-        materials = [config.body_material] * world_model.model.nb
-        for obj in world_model.objects:
-            materials[obj.body] = obj.material
-        sim = cls(world_model.model, config, providers, poses, body_materials=materials)
-        sim.world_model = world_model
-        sim._robot_bodies[:] = 0  # the ZMP is the robot's (none in a world of objects alone)
-        sim._robot_bodies[: world_model.robot_nb] = 1
+        sim = cls(world_model.model, config, providers, poses, world_model=world_model)
         if world_model.robot is None:
             sim.reset()
             return sim
