@@ -26,3 +26,9 @@ class Thresholds(NamedTuple):
     separating: float = 1e-3  # a point moving away faster than this is not in contact
     impact: float = 1e-3  # approaching faster than this triggers the impulse phase
     bounce: float = 1e-2  # restitution applies above this approach speed (below: plastic)
+    # A hard provider row past its limit (a joint past its stop) is driven back by the
+    # correction of Eq. 20b at most this fast [rad/s or m/s]: its stiff term kp err is capped
+    # at kd x this. The correction does work that no force pays for: with the cap about
+    # 1/2 I (this / 2)^2 per limb in the first step, instead of kp err x err (a stop holding
+    # 300 N m at 5e-4 rad of correction: 0.15 J per step of a flailing robot).
+    max_correction: float = 5e-2

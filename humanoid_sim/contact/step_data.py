@@ -54,6 +54,8 @@ class StepParams(NamedTuple):
     """Scalars of the step. dt [s]; ground_height [m]; has_ground; tolerance: contact band
     [m]; band: smallest speculative band beyond it [m]; separating, impact, bounce: velocity
     thresholds [m/s]; correction_rate: 2 kd [1/s]; kp [1/s^2], kd [1/s]: Eq. 20b gains;
+    correction_cap: the largest |kp err| of a hard row [m/s^2, rad/s^2] (kd x
+    Thresholds.max_correction);
     max_rounds: checked solves per phase; bounded_regularisation, bounded_sweeps,
     bounded_tolerance: the bounded solve's (contact/bounded_solve.py)."""
 
@@ -68,6 +70,7 @@ class StepParams(NamedTuple):
     correction_rate: float
     kp: float
     kd: float
+    correction_cap: float
     max_rounds: int
     bounded_regularisation: float
     bounded_sweeps: int

@@ -1037,7 +1037,8 @@ def _hard_targets(d, n_hard, v, phase) -> bool:
             hard.target[j] = t
         else:
             active = active and viol >= -par.tolerance
-            hard.target[j] = hard.desired[j] + par.kp * viol - par.kd * hv - hard.drift[j]
+            push = min(par.correction_cap, max(-par.correction_cap, par.kp * viol))  # Thresholds.max_correction
+            hard.target[j] = hard.desired[j] + push - par.kd * hv - hard.drift[j]
         hard.active[j] = 1 if active else 0
     return approaching
 

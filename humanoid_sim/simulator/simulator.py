@@ -572,7 +572,8 @@ class Simulator:
         )  # fmt: skip
         params = StepParams(
             cfg.dt, g._ground_h, bool(g._has_ground), cfg.contact_tolerance, cfg.speculative_distance, thr.separating,
-            thr.impact, thr.bounce, self._correction_rate, self.gains.kp, self.gains.kd, int(cfg.max_rounds),
+            thr.impact, thr.bounce, self._correction_rate, self.gains.kp, self.gains.kd,
+            self.gains.kd * thr.max_correction, int(cfg.max_rounds),
             BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE,
         )  # fmt: skip
         self._tables = (allocate_contact_table(C, P, nv), allocate_contact_table(C, P, nv))

@@ -132,7 +132,9 @@ class ReferenceSimulator(Simulator):
         for c in solving:
             c.set_desired(self.gains)
         kp, kd = self.gains
-        hard_rhs = hard.desired_acceleration + kp * hard.violation - kd * hv - hard.drift if len(hv) else hv
+        cap = kd * thr.max_correction
+        push = np.clip(kp * hard.violation, -cap, cap)
+        hard_rhs = hard.desired_acceleration + push - kd * hv - hard.drift if len(hv) else hv
 
         def rhs_accel(c, comps):
             if c is None:
