@@ -209,13 +209,13 @@ def print_forces(ours: Run, mj: Run | None) -> None:
     times = list(np.round(np.arange(0.05, 1.0001, 0.05), 3)) + [1.5, 2.0, 3.0, 4.0, 5.0]
     times = [t for t in times if t <= ours.t_end + 1e-9]
     print("\nend link's normal forces [N] (ours: f_z per contact, L line, S surface; "
-          "MuJoCo: f_n per contact point, sorted by the vertex's x, y in the link frame):")  # fmt: skip
+          "MuJoCo: f_n per contact point, sorted by the vertex's x, y, z in the link frame):")  # fmt: skip
     mj_rows = sample(mj.series, times) if mj is not None and mj.series else [None] * len(times)
     for row, mrow in zip(sample(ours.series, times), mj_rows):
         ours_txt = "  ".join(f"{f:7.2f} {kind[0]}" for f, kind, _ in row[1:]) or "   -"
         text = f"  t = {row[0]:5.3f}  ours: {ours_txt:<28}"
         if mrow is not None:
-            pts = sorted(mrow[1:], key=lambda p: (round(p[2][0], 3), round(p[2][1], 3)))
+            pts = sorted(mrow[1:], key=lambda p: tuple(np.round(p[2], 3)))
             text += "  MuJoCo: " + (" ".join(f"{f:6.2f}" for f, _, _ in pts) or "-")
         print(text)
 
@@ -231,19 +231,22 @@ def plot_forces(path: Path, ours: Run, mj: Run | None) -> None:
     t = np.array([row[0] for row in ours.series])
     fz = np.array([sum(f for f, _, _ in row[1:]) for row in ours.series])
     axes[0, 0].plot(t, fz, lw=0.7)
+    axes[0, 0].set_ylim(-0.5, 20.0)
     axes[0, 0].set_ylabel("end link f_z [N]")
-    axes[0, 0].set_title(f"humanoid_sim (seed 000 method), dt = {ours.dt * 1e3:g} ms: end link's total normal force")
+    axes[0, 0].set_title(f"humanoid_sim (seed 000 method), dt = {ours.dt * 1e3:g} ms: end link's total normal force "
+                         f"(peak {fz.max():.0f} N at t = {t[int(np.argmax(fz))]:.3f} s, off the scale)", fontsize=9)
     if mj is not None:
         tm = np.array([row[0] for row in mj.series])
         corners = {}
         for k, row in enumerate(mj.series):
             for f, _, p in row[1:]:
-                key = (int(np.sign(round(p[0], 3))), int(np.sign(round(p[1], 3))))
+                key = tuple(int(np.sign(round(c, 3))) for c in p)
                 corners.setdefault(key, np.zeros(len(tm)))[k] += f
         for key, f in sorted(corners.items()):
-            axes[1, 0].plot(tm, f, lw=0.7, label=f"vertex x{'+' if key[0] > 0 else '-'} y{'+' if key[1] > 0 else '-'}")
+            label = " ".join(f"{axis}{'+' if c > 0 else '-' if c < 0 else '0'}" for axis, c in zip("xyz", key))
+            axes[1, 0].plot(tm, f, lw=0.7, label=f"vertex {label}")
         axes[1, 0].set_ylabel("normal force [N]")
-        axes[1, 0].set_title("MuJoCo, dt = 1 ms: the end link's contact points (its vertices)")
+        axes[1, 0].set_title("MuJoCo, dt = 1 ms: the end link's contact points (its vertices; link frame)", fontsize=9)
         axes[1, 0].legend(fontsize=7, ncol=4)
     axes[-1, 0].set_xlabel("t [s]")
     fig.tight_layout()
