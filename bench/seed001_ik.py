@@ -33,6 +33,9 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from figures import pyplot, save  # noqa: E402
 
 from humanoid_sim.control.inverse_kinematics import (  # noqa: E402
     FrameTask,
@@ -119,12 +122,7 @@ def main() -> None:
                   f"converged {res.converged} in {res.iterations} iterations, |e| {res.error:.1e}")  # fmt: skip
         runs[label] = errors
     if args.plot is not None:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        fig, ax = plt.subplots(figsize=(7, 3.5))
+        fig, ax = pyplot().subplots(figsize=(7, 3.5))
         for label, errors in runs.items():
             ax.plot(errors, label=label)
         ax.axhline(STEP / 2, color="k", lw=0.5, ls="--", label="stop: step / 2")
@@ -132,10 +130,7 @@ def main() -> None:
         ax.set_ylabel("|target - effector| [m]")
         ax.set_title("seed 001 sample chain (8 DOF): straight-line walk to the target, step 0.01")
         ax.legend(fontsize=8)
-        fig.tight_layout()
-        args.plot.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(args.plot, dpi=110)
-        print(f"\nwrote {args.plot}")
+        save(fig, args.plot)
 
 
 def _pose(target: np.ndarray, X_end: np.ndarray) -> np.ndarray:

@@ -40,6 +40,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from figures import pyplot, save  # noqa: E402
 from mechanics import MechanicsMeter, machine_load  # noqa: E402
 
 from humanoid_sim.contact.environment import Environment, GroundPlane, Material  # noqa: E402
@@ -221,12 +222,7 @@ def print_forces(ours: Run, mj: Run | None) -> None:
 
 
 def plot_forces(path: Path, ours: Run, mj: Run | None) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(2 if mj is not None else 1, 1, figsize=(8, 6 if mj is not None else 3.2),
+    fig, axes = pyplot().subplots(2 if mj is not None else 1, 1, figsize=(8, 6 if mj is not None else 3.2),
                              sharex=True, squeeze=False)  # fmt: skip
     t = np.array([row[0] for row in ours.series])
     fz = np.array([sum(f for f, _, _ in row[1:]) for row in ours.series])
@@ -249,10 +245,7 @@ def plot_forces(path: Path, ours: Run, mj: Run | None) -> None:
         axes[1, 0].set_title("MuJoCo, dt = 1 ms: the end link's contact points (its vertices; link frame)", fontsize=9)
         axes[1, 0].legend(fontsize=7, ncol=4)
     axes[-1, 0].set_xlabel("t [s]")
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    print(f"\nwrote {path}")
+    save(fig, path)
 
 
 def main() -> None:

@@ -30,6 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from figures import pyplot, save  # noqa: E402
 from mechanics import machine_load  # noqa: E402
 
 from humanoid_sim import package_file  # noqa: E402
@@ -101,26 +102,18 @@ def main() -> None:
         print(f"{deg:8d} | {' '.join(cells[:3])} | {' '.join(cells[3:])}")
     print("(past: largest θ - θ_lim(φ) over the run [deg]; <= 0 stayed inside)")
     if args.plot is not None:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
         curve = np.array([b.point(i, t) for i in range(b.n_points) for t in np.linspace(0.0, 1.0, 40)])
         phi = np.arctan2(curve[:, 1], curve[:, 0])
         theta = np.hypot(curve[:, 0], curve[:, 1])
         ctrl = np.array([b.point(i, 0.0) for i in range(b.n_points)])
-        fig = plt.figure(figsize=(4.8, 4.8))
+        fig = pyplot().figure(figsize=(4.8, 4.8))
         ax = fig.add_subplot(projection="polar")
         ax.plot(phi, np.degrees(theta), label="boundary (Hermite)")
         ax.plot(np.arctan2(ctrl[:, 1], ctrl[:, 0]), np.degrees(np.hypot(ctrl[:, 0], ctrl[:, 1])), "o", label="control points")
         ax.set_rmax(180)
         ax.set_title(f"{GROUP}: swing θ [deg] vs azimuth φ (0 forward, 90 outward)", fontsize=9)
         ax.legend(fontsize=7, loc="lower left")
-        fig.tight_layout()
-        args.plot.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(args.plot, dpi=110)
-        print(f"\nwrote {args.plot}")
+        save(fig, args.plot)
 
 
 if __name__ == "__main__":

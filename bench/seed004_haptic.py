@@ -33,6 +33,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from block_stack import ours as stack_costs  # noqa: E402
+from figures import pyplot, save  # noqa: E402
 from mechanics import machine_load  # noqa: E402
 
 from humanoid_sim.contact.environment import GroundPlane, Material  # noqa: E402
@@ -105,12 +106,7 @@ def print_stick_slip(t: np.ndarray, f: np.ndarray, plot: Path | None) -> None:
     print("  troughs (the force when the box sticks again): "
           + ", ".join(f"{f[k]:.3f} N ({f[k] / ((2 * MU_D - MU_S) * mg):.3f} x (2 mu_d - mu_s) m g)" for k in lows[:8]))
     if plot is not None:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        fig, ax = plt.subplots(figsize=(7, 3.2))
+        fig, ax = pyplot().subplots(figsize=(7, 3.2))
         ax.plot(t, f, lw=0.8, label="spring force")
         ax.axhline(MU_S * mg, color="r", lw=0.6, ls="--", label="mu_s m g")
         ax.axhline(MU_D * mg, color="g", lw=0.6, ls="--", label="mu_d m g")
@@ -118,10 +114,7 @@ def print_stick_slip(t: np.ndarray, f: np.ndarray, plot: Path | None) -> None:
         ax.set_ylabel("force [N]")
         ax.set_title("box pulled through a spring at constant speed (seed 000 method, dt 1 ms)", fontsize=9)
         ax.legend(fontsize=7)
-        fig.tight_layout()
-        plot.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(plot, dpi=110)
-        print(f"\nwrote {plot}")
+        save(fig, plot)
 
 
 def main() -> None:
