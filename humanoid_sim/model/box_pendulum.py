@@ -4,7 +4,7 @@ The scene of the relaxed-contact paper's benchmark (seed 002, section 3): n iden
 boxes (4 cm x 4 cm x 10 cm, 0.3 kg each by default) joined end to end by revolute joints
 with parallel axes, the first hinged to the world at a pivot ``pivot_height`` above the
 ground plane z = 0. With the chain longer than the pivot height it strikes the floor when
-released and comes to rest folded on it.
+released and folds onto it.
 
 Frames: link ``link{k}`` (k = 1..n) has its frame at its joint ``joint{k}``; its box
 hangs along the link's -z (COM ``link_length / 2`` below the joint), the joint axis is the
@@ -86,5 +86,6 @@ def box_pendulum_urdf(spec: BoxPendulum = BoxPendulum(), name: str = "box_pendul
 
 
 def box_pendulum(spec: BoxPendulum = BoxPendulum()) -> RobotModel:
-    """The RobotModel of the pendulum ``spec``: base fixed to the world, n revolute joints."""
+    """The RobotModel of the pendulum ``spec``: base fixed to the world, n unlimited revolute
+    (URDF ``continuous``) joints, nq = nv = n."""
     return load_urdf(box_pendulum_urdf(spec))
