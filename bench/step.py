@@ -133,10 +133,13 @@ def run_ours(seconds: float, with_limits: bool = False, self_collision: bool = F
     return costs, slip, pen, sim, ctrl
 
 
-def mujoco_model(model):
+def mujoco_model(model, urdf_text: str | None = None, floating: bool = True):
+    """MuJoCo model of a URDF (urdf_text; None: the bundled humanoid) as in our scene: a
+    ground plane, timestep DT, robot geoms touching the ground only; floating: its root
+    body gets a free joint (False: the URDF's base stays fixed to the world)."""
     import mujoco
 
-    src = URDF.read_text()
+    src = URDF.read_text() if urdf_text is None else urdf_text
     src = re.sub(
         r"(<robot[^>]*>)",
         r'\1<mujoco><compiler discardvisual="true" balanceinertia="true" fusestatic="false" '
@@ -150,8 +153,8 @@ def mujoco_model(model):
         mujoco.mj_saveLastXML(str(path), fixed)
         root = ET.parse(path).getroot()
     world = root.find("worldbody")
-    base = world.find("body")
-    base.insert(0, ET.Element("freejoint", name="base"))
+    if floating:
+        world.find("body").insert(0, ET.Element("freejoint", name="base"))
     world.insert(0, ET.Element("geom", name="ground", type="plane", size="0 0 1"))
     ET.SubElement(root, "option", timestep=str(DT))
     m = mujoco.MjModel.from_xml_string(ET.tostring(root, encoding="unicode"))
