@@ -81,7 +81,9 @@ class Dynamics(NamedTuple):
     """The dynamics workspace at (q, v) (dynamics/workspace.py): kinematics R (nb, 3, 3),
     p (nb, 3), S (nv, 6), V, A (nb, 6), world inertias Iw (nb, 6, 6), M (nv, nv) with the
     armature and implicit damping on its diagonal, b (nv,); RNEA scratch acc, f (nb, 6);
-    a_gravity (6,); zero_nv (nv,); damping (nv,) [N m s/rad or N s/m]."""
+    a_gravity (6,); zero_nv (nv,); damping (nv,) [N m s/rad or N s/m]; composite
+    inertias Ic (nb, 6, 6); diagonal (nv,): the armature plus dt x damping added to M's
+    diagonal [kg m^2 or kg]."""
 
     R: np.ndarray
     p: np.ndarray
@@ -96,6 +98,8 @@ class Dynamics(NamedTuple):
     a_gravity: np.ndarray
     zero_nv: np.ndarray
     damping: np.ndarray
+    Ic: np.ndarray
+    diagonal: np.ndarray
 
 
 class StepStatics(NamedTuple):

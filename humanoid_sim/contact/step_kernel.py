@@ -64,9 +64,9 @@ from humanoid_sim.contact.kernels import (
 )
 from humanoid_sim.contact.pair_contacts import collide_pairs_nb
 from humanoid_sim.dynamics.integrator import held_forces_nb, rk4_step_nb
-from humanoid_sim.dynamics.kernels import rnea_nb, velocities_nb
+from humanoid_sim.dynamics.kernels import rnea_nb, update_all_nb, velocities_nb
 
-__all__ = ["CAPACITY", "NONFINITE", "OK", "SINGULAR", "speculative_band_nb", "step_nb"]
+__all__ = ["CAPACITY", "NONFINITE", "OK", "SINGULAR", "speculative_band_nb", "step_nb", "update_dynamics_nb"]
 
 OK, CAPACITY, SINGULAR, NONFINITE = 0, 1, 2, 3
 
@@ -1097,6 +1097,20 @@ def _copy_contact(src, i, dst, j, point_start) -> int:
     for t in range(hc):
         dst.hull[point_start + t] = src.hull[hs + t]
     return point_start + cnt
+
+
+@njit(cache=True)
+def update_dynamics_nb(d, q, v) -> bool:
+    """Step 1 of Simulator.step: the dynamics workspace d.dyn at (q (nq,), v (nv,)) --
+    kinematics, M with the armature and implicit damping on its diagonal, b -- and M's
+    Cholesky factor into d.solve.L. False when M is not positive definite."""
+    t, dyn = d.tree, d.dyn
+    update_all_nb(t.parent, t.joint_type, t.joint_axis, t.R_parent_joint, t.p_parent_joint, t.mass, t.com,
+                  t.inertia_com, t.q_index, t.v_index, t.ndof, dyn.a_gravity, q, v, dyn.R, dyn.p, dyn.S, dyn.V,
+                  dyn.A, dyn.Iw, dyn.Ic, dyn.M, dyn.b, dyn.acc, dyn.f, dyn.zero_nv)  # fmt: skip
+    for i in range(dyn.diagonal.shape[0]):
+        dyn.M[i, i] += dyn.diagonal[i]
+    return cholesky_into(dyn.M, d.solve.L)
 
 
 @njit(cache=True)

@@ -49,6 +49,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from humanoid_sim.contact.kernels import cho_solve_vec
 from humanoid_sim.model.robot_model import JointLimits, RobotModel
 
 __all__ = [
@@ -61,6 +62,7 @@ __all__ = [
     "coupled_work",
     "effort_bounds",
     "effort_bounds_into",
+    "free_joint_velocities_nb",
     "implicit_effort_bounds",
     "implicit_effort_bounds_into",
     "velocity_rule",
@@ -362,6 +364,24 @@ def coupled_effort_limits_into(
         _end_velocities(qdot_free, inverse_inertia, dt, tau_out, qdot_end_out)
         _gauss_seidel_sweep(tau_cmd, inverse_inertia, dt, rule, tau_out, qdot_end_out)
     return _MAX_ITERATIONS
+
+
+@njit(cache=True)
+def free_joint_velocities_nb(L, force, v, damping, joints, tau_j, dt, rhs, acc, qdot_end) -> None:
+    """The joint velocities qdot_end (nj,) at the end of a step dt from velocities v (nv,)
+    with joint efforts tau_j (nj,) at the velocity coordinates ``joints`` and the
+    generalized force ``force`` (nv,) (external forces less the bias b) [N, N m], no
+    contacts: v + dt A^-1 (force - damping v + tau), A = L Lᵀ the step's inertia.
+    rhs, acc (nv,): scratch."""
+    nv = v.shape[0]
+    for i in range(nv):
+        rhs[i] = force[i] - damping[i] * v[i]
+    for j in range(joints.shape[0]):
+        rhs[joints[j]] += tau_j[j]
+    cho_solve_vec(L, rhs, acc)
+    for j in range(joints.shape[0]):
+        k = joints[j]
+        qdot_end[j] = v[k] + dt * acc[k]
 
 
 @njit(cache=True)

@@ -35,7 +35,7 @@ from humanoid_sim.contact.bounded_solve import BOUNDED_REGULARISATION, BOUNDED_S
 from humanoid_sim.contact.constrained_solve import SimulationError
 from humanoid_sim.contact.constraint_rows import ConstraintProvider, OneSidedRows
 from humanoid_sim.contact.convex_shapes import ShapeSpec, pack_shapes
-from humanoid_sim.contact.kernels import all_finite, cho_solve_into, cho_solve_vec, cholesky_into
+from humanoid_sim.contact.kernels import all_finite, cho_solve_into
 from humanoid_sim.contact.detection import ContactDetector
 from humanoid_sim.contact.environment import Environment, Material
 from humanoid_sim.contact.gains import Gains, Thresholds
@@ -53,14 +53,19 @@ from humanoid_sim.contact.step_data import (
     joint_friction,
     make_step_data,
 )
-from humanoid_sim.contact.step_kernel import CAPACITY, NONFINITE, SINGULAR, step_nb
+from humanoid_sim.contact.step_kernel import CAPACITY, NONFINITE, SINGULAR, step_nb, update_dynamics_nb
 from humanoid_sim.contact.virtual_link import ContactKind
 from humanoid_sim.contact.self_collision import self_collision_pairs
 from humanoid_sim.dynamics.configuration import normalize_quaternions_into
 from humanoid_sim.dynamics.integrator import stage_work
 from humanoid_sim.dynamics.kinematic_tree import kinematic_tree
 from humanoid_sim.dynamics.workspace import DynamicsWorkspace
-from humanoid_sim.limits.velocity_limits import coupled_effort_limits_into, coupled_work, velocity_rule
+from humanoid_sim.limits.velocity_limits import (
+    coupled_effort_limits_into,
+    coupled_work,
+    free_joint_velocities_nb,
+    velocity_rule,
+)
 from humanoid_sim.model.robot_model import RobotModel, ShapeKind
 from humanoid_sim.errors import UnknownNameError
 from humanoid_sim.simulator.initial_pose import InitialPose, load_initial_poses, pose_configuration, starting_pose
@@ -274,6 +279,7 @@ class Simulator:
             if t.ndof[body] == 1 and degenerate:
                 self._armature[t.v_index[body]] = config.massless_link_armature
         self._joints = model.joint_v_slice  # the actuated joints' v coordinates (one robot's: contiguous)
+        self._joint_index = np.ascontiguousarray(model.joint_v_index, dtype=np.int64)  # the same, for kernels
         self._damping = np.zeros(model.nv)  # joint damping [N m s/rad or N s/m], zero on free bodies
         self._damping[self._joints] = model.joint_dynamics.damping
         # Joint damping is linearly implicit: every solve and every Runge-Kutta stage uses
@@ -298,6 +304,9 @@ class Simulator:
         self._Minv_joints = np.zeros((model.nv, model.nj))
         self._free_rhs = np.zeros(model.nv)
         self._free_acc = np.zeros(model.nv)
+        self._free_force = np.zeros(model.nv)
+        self._qdot_free = np.zeros(model.nj)
+        self._zero_nj = np.zeros(model.nj)
         self.detector = ContactDetector(
             model, config.environment, config.contact_tolerance + config.speculative_distance, config.contact_tolerance
         )
@@ -475,9 +484,10 @@ class Simulator:
             pushed = generalized_force(model, q, link_wrenches)
             ext = pushed if ext is None else ext + pushed
 
-        self._update_dynamics(q, v)
-        # M's Cholesky factor, once per step: the velocity-limit rule and the step share it
-        if not cholesky_into(ws.M, self._solve_scratch.L):
+        # the workspace at (q, v) and M's Cholesky factor, once per step: the velocity-limit
+        # rule and the step share it
+        ws._factored = False  # the workspace's articulated-body factors are of an older q
+        if not update_dynamics_nb(self._data, q, v):
             raise SimulationError("mass matrix is not positive definite or not finite (massless subtree?)")
         if self._velocity_rule is not None:
             tau_j = self._limit_velocity(tau_j, ext)
@@ -526,20 +536,18 @@ class Simulator:
         velocities the step would reach without actuator effort (contacts not counted)."""
         ws, model, dt = self.ws, self.model, self.config.dt
         nj, js = model.nj, self._joints
-        rhs = self._free_rhs
-        np.subtract(0.0 if ext is None else ext, ws.b, out=rhs)
-        rhs -= self._damping * self._v
+        force = self._free_force
+        np.subtract(0.0 if ext is None else ext, ws.b, out=force)
+        L, qdot = self._solve_scratch.L, self._qdot_end
         # The rule's solution is unique: when the commanded efforts themselves end the step with
         # every ruled joint short of its ramp (|qdot| <= v_max - e / k_v, where the bounds are the
         # whole effort range), they are that solution and no joint block of M^-1 is needed.
-        rhs[js] += tau_j
-        cho_solve_vec(self._solve_scratch.L, rhs, self._free_acc)
-        qdot_end = self._v[js] + dt * self._free_acc[js]
-        if np.all(np.abs(qdot_end) <= self._ramp_start):
+        free_joint_velocities_nb(L, force, self._v, self._damping, self._joint_index, tau_j, dt, self._free_rhs, self._free_acc, qdot)
+        if np.all(np.abs(qdot) <= self._ramp_start):
             return tau_j
-        rhs[js] -= tau_j
-        cho_solve_vec(self._solve_scratch.L, rhs, self._free_acc)
-        qdot_free = self._v[js] + dt * self._free_acc[js]
+        qdot_free = self._qdot_free
+        free_joint_velocities_nb(L, force, self._v, self._damping, self._joint_index, self._zero_nj, dt, self._free_rhs,
+                                 self._free_acc, qdot_free)  # fmt: skip
         Minv = self._Minv_joints
         Minv[:] = 0.0
         Minv[js, :] = np.eye(nj)
@@ -561,7 +569,7 @@ class Simulator:
         materials = ([env.ground.material] if env.ground else []) + [b.material for b in env.boxes]
         materials += self._pair_materials
         self._dyn = Dynamics(ws.R, ws.p, ws.S, ws.V, ws.A, ws.Iw, ws.M, ws.b, ws._acc, ws._f, ws.a_gravity, ws.zero_nv,
-                             self._damping)  # fmt: skip
+                             self._damping, ws.Ic, self._diagonal)  # fmt: skip
         statics = StepStatics(
             # static boxes go to the narrow phase (BodyPairs): none for the point detection
             geo.body, geo.kind, geo.local, geo.axis, geo.radius, self._reach, np.zeros((0, 3, 3)), np.zeros((0, 3)),
