@@ -140,3 +140,23 @@ def starting_pose(
     if joints:
         pose = replace(pose, joints={**pose.joints, **joints})
     return pose
+
+
+def entry_pose(
+    poses: Mapping[str, InitialPose],
+    pose: str = "",
+    base_position: Sequence[float] | None = None,
+    base_rpy: Sequence[float] | None = None,
+    robot: str = "",
+) -> InitialPose:
+    """The pose a world's robot entry starts in: ``pose`` (a name of ``poses``; "" as
+    ``starting_pose``), its base moved to ``base_position`` [m] ((x, y): resting on the
+    ground; (x, y, z): base origin at height z) and turned to ``base_rpy`` [rad] when given.
+    Raises UnknownNameError listing the robot's poses."""
+    start = starting_pose(poses, pose, robot=robot)
+    if base_position is not None:
+        xyz = [float(c) for c in base_position]
+        start = replace(start, base_xy=(xyz[0], xyz[1]), base_z=xyz[2] if len(xyz) == 3 else None)
+    if base_rpy is not None:
+        start = replace(start, base_rpy=tuple(float(a) for a in base_rpy))
+    return start

@@ -63,7 +63,13 @@ from humanoid_sim.dynamics.workspace import DynamicsWorkspace
 from humanoid_sim.limits.velocity_limits import coupled_effort_limits_into, coupled_work, velocity_rule
 from humanoid_sim.model.robot_model import RobotModel, ShapeKind
 from humanoid_sim.errors import UnknownNameError
-from humanoid_sim.simulator.initial_pose import InitialPose, load_initial_poses, pose_configuration, starting_pose
+from humanoid_sim.simulator.initial_pose import (
+    InitialPose,
+    entry_pose,
+    load_initial_poses,
+    pose_configuration,
+    starting_pose,
+)
 from humanoid_sim.simulator.link_wrenches import LinkWrenches, generalized_force
 from humanoid_sim.world.assembly import WorldModel
 
@@ -272,7 +278,10 @@ class Simulator:
             degenerate = model.mass[body] == 0.0 or np.linalg.eigvalsh(model.inertia_com[body])[0] <= 0.0
             if t.ndof[body] == 1 and degenerate:
                 self._armature[t.v_index[body]] = config.massless_link_armature
-        self._joints = model.joint_v_slice  # the actuated joints' v coordinates (one robot's: contiguous)
+        try:  # the actuated joints' v coordinates: one slice for one robot, indices for several
+            self._joints = model.joint_v_slice
+        except ValueError:
+            self._joints = model.joint_v_index
         self._damping = np.zeros(model.nv)  # joint damping [N m s/rad or N s/m], zero on free bodies
         self._damping[self._joints] = model.joint_dynamics.damping
         # Joint damping is linearly implicit: every solve and every Runge-Kutta stage uses
@@ -326,6 +335,9 @@ class Simulator:
         # poses: None = the model's section of the bundled config/initial_poses.yaml (a missing
         # bundled file is an installation fault and raises, naming where it was looked for)
         self.poses = dict(load_initial_poses(None, model.name) if poses is None else poses)
+        # a world's later robots, each with the bundled poses of its own model (their entries place them)
+        later = world_model.robots[1:] if world_model is not None else ()
+        self._later_robots = tuple((tree, load_initial_poses(None, tree.model.name)) for tree in later)
         self._allocate_step(contacts=16, hard_rows=8)
         self._q = np.zeros(model.nq)
         self._v = np.zeros(model.nv)
@@ -368,14 +380,12 @@ class Simulator:
         if world_model.robot is None:
             sim.reset()
             return sim
-        entry = world_model.world.robots[0] if world_model.world.robots else None
-        start = starting_pose(sim.poses, pose or (entry.initial_pose if entry else "") or "", robot=sim.model.name)
-        if entry is not None and entry.base_position is not None:
-            x, y, z = (float(c) for c in entry.base_position)
-            start = dataclasses.replace(start, base_xy=(x, y), base_z=z)
-        if entry is not None and entry.base_rpy is not None:
-            start = dataclasses.replace(start, base_rpy=tuple(float(a) for a in entry.base_rpy))
-        sim._start(start)
+        entry = world_model.robots[0].entry
+        if entry is None:
+            sim._start(starting_pose(sim.poses, pose, robot=sim.model.name))
+        else:
+            sim._start(entry_pose(sim.poses, pose or entry.initial_pose or "", entry.base_position, entry.base_rpy,
+                                  sim.model.name))  # fmt: skip
         return sim
 
     # ------------------------------------------------------------------ state
@@ -433,7 +443,12 @@ class Simulator:
         if world is None:
             self.set_state(pose_configuration(self.model, pose, env), np.zeros(self.model.nv))
         else:
-            self.set_state(*world.initial_state(pose_configuration(world.robot, pose, env)))
+            later = {
+                tree.name: pose_configuration(tree.model, entry_pose(poses, tree.entry.initial_pose or "",
+                                              tree.entry.base_position, tree.entry.base_rpy, tree.model.name), env)
+                for tree, poses in self._later_robots
+            }  # fmt: skip
+            self.set_state(*world.initial_state(pose_configuration(world.robot, pose, env), later))
 
     # ------------------------------------------------------------------ step
     def step(
