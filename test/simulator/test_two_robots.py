@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from humanoid_sim.control.holding_controller import HoldingController
 from humanoid_sim.dynamics.kinematics import frame_placement
@@ -51,13 +50,13 @@ def test_two_humanoids_one_metre_apart_both_stand():
     feet_bodies = [{wm.model.frame(f).body for f in feet} for _, feet in soles]
     robot_of_body = wm.robot_of_body
     slip, fz_error = 0.0, [0.0, 0.0]
-    steps = 2000
+    steps = 1000
     for i in range(steps):
         r = sim.step(_torques(wm, sim, controllers))
         assert {c.body for c in r.contacts} == feet_bodies[0] | feet_bodies[1], f"step {i}"
         assert all(c.other_body == -1 for c in r.contacts)  # the ground only
         assert r.max_penetration <= 1e-4
-        if i >= steps - 500:  # settled: each robot's feet carry its weight
+        if i >= steps - 300:  # settled: each robot's feet carry its weight
             for k, tree in enumerate(wm.robots):
                 fz = sum(c.wrench_world[2] for c in r.contacts if robot_of_body[c.body] == k)
                 mg = tree.model.total_mass * 9.81
@@ -68,15 +67,15 @@ def test_two_humanoids_one_metre_apart_both_stand():
     assert max(fz_error) < 1e-3, fz_error
 
 
-@pytest.mark.slow
 def test_a_humanoid_pushed_into_the_other_touches_it_and_does_not_pass_through():
     # facing each other with their chests 0.45 m apart: the first is pushed at the chest
-    # towards the second, leans onto it, and the two touch link on link
+    # towards the second (60 N from 0.1 s on) and moves onto it: head on head, then chest on
+    # chest and forearm on forearm, the second pushed back
     wm, sim, controllers = _two_humanoids(0.45)
     robot_of_body = wm.robot_of_body
-    push = {"chest": np.array([120.0, 0.0, 0.0, 0.0, 0.0, 0.0])}
+    push = {"chest": np.array([60.0, 0.0, 0.0, 0.0, 0.0, 0.0])}
     touching, max_penetration = 0, 0.0
-    for i in range(1500):
+    for i in range(1600):
         r = sim.step(_torques(wm, sim, controllers), link_wrenches=push if i >= 100 else None)
         between = [c for c in r.contacts if c.other_body >= 0 and robot_of_body[c.body] != robot_of_body[c.other_body]]
         if between:
