@@ -1,0 +1,108 @@
+"""The node with a world of two humanoids, over DDS: both robots' joints on joint_states (the
+second's prefixed), both link trees in tf under odom, their contacts on the contact topics,
+both robots in the entity services, and torque commands by name reaching the named robot."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+rclpy = pytest.importorskip("rclpy")
+pytest.importorskip("simulation_interfaces.srv._spawn_entity", reason="simulation_interfaces has no SpawnEntity (run scripts/setup.sh)")
+
+from geometry_msgs.msg import WrenchStamped  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+from simulation_interfaces.msg import EntityCategory, Result  # noqa: E402
+from simulation_interfaces.srv import GetEntities, GetEntityState, SpawnEntity, StepSimulation  # noqa: E402
+from tf2_msgs.msg import TFMessage  # noqa: E402
+
+from ros_node_process import Listener, start_node, stop_node  # noqa: E402
+
+STARTUP_S = 300.0  # a start that compiles the kernels takes minutes on 2 busy cores
+OK = Result.RESULT_OK
+JOINTS = 28  # the bundled humanoid's moving joints
+
+
+def _frames(messages: list[TFMessage]) -> dict[str, object]:
+    """The newest transform per child frame."""
+    return {t.child_frame_id: t for msg in messages for t in msg.transforms}
+
+
+def test_two_humanoids_in_joint_states_tf_contacts_entities_and_commands(ros):
+    ns = f"/hs_two_{os.getpid()}"
+    process = start_node(ns, {
+        "world": "config/worlds/two_humanoids.yaml", "loop_mode": "fast", "start_paused": True, "contact_rate": 1000.0,
+    })  # fmt: skip
+    listener = Listener("two_robots_listener", ns)
+    listener.subscribe(TFMessage, "tf", qos=1000)
+    listener.subscribe(JointState, "joint_states")
+    listener.subscribe(WrenchStamped, "contact/partner_l_foot/wrench")
+    commands = listener.publisher(JointState, "joint_commands")
+    m = listener.messages
+
+    def call(srv_type, name, request=None, timeout=20.0):
+        return listener.call(srv_type, f"humanoid_sim/{name}", request or srv_type.Request(), timeout=timeout)
+
+    def step(n):
+        answer = call(StepSimulation, "step_simulation", StepSimulation.Request(steps=n), timeout=60.0)
+        assert answer.result.result == OK, answer.result.error_message
+
+    def position(name):
+        answer = call(GetEntityState, "get_entity_state", GetEntityState.Request(entity=name))
+        assert answer.result.result == OK, answer.result.error_message
+        p = answer.state.pose.position
+        return np.array([p.x, p.y, p.z])
+
+    try:
+        request = GetEntities.Request()
+        request.filters.categories = [EntityCategory(category=EntityCategory.CATEGORY_ROBOT)]
+        answer = call(GetEntities, "get_entities", request, timeout=STARTUP_S)
+        assert list(answer.entities) == ["humanoid", "partner"]
+        assert position("humanoid")[:2] == pytest.approx([-0.5, 0.0], abs=1e-6)
+        assert position("partner")[:2] == pytest.approx([0.5, 0.0], abs=1e-6)
+
+        step(1)
+        assert listener.spin_until(lambda: m["joint_states"] and "partner/pelvis" in _frames(m["tf"]), 10.0, process)
+        names = list(m["joint_states"][-1].name)
+        assert len(names) == 2 * JOINTS and names[JOINTS:] == [f"partner/{n}" for n in names[:JOINTS]]
+        frames = _frames(m["tf"])
+        for link in ("pelvis", "partner/pelvis"):
+            assert frames[link].header.frame_id == "odom"
+        assert frames["pelvis"].transform.translation.x == pytest.approx(-0.5, abs=1e-3)
+        assert frames["partner/pelvis"].transform.translation.x == pytest.approx(0.5, abs=1e-3)
+        assert frames["partner/l_thigh"].header.frame_id.startswith("partner/")
+        # the second robot's foot carries weight, on its own contact topic
+        assert listener.spin_until(lambda: m["contact/partner_l_foot/wrench"], 10.0, process)
+        assert m["contact/partner_l_foot/wrench"][-1].wrench.force.z > 50.0
+
+        # a torque command by name reaches the named robot only
+        def applied():
+            last = m["joint_states"][-1]
+            return dict(zip(last.name, last.effort))
+
+        deadline_steps = 50
+        while deadline_steps:
+            commands.publish(JointState(name=["partner/neck_yaw"], effort=[1.5]))
+            listener.spin_until(lambda: False, 0.05)
+            m["joint_states"].clear()
+            step(1)
+            assert listener.spin_until(lambda: m["joint_states"], 10.0, process)
+            if applied()["partner/neck_yaw"] != 0.0:
+                break
+            deadline_steps -= 1
+        efforts = applied()
+        assert efforts["partner/neck_yaw"] == pytest.approx(1.5) and efforts["neck_yaw"] == 0.0
+
+        # a spawned object rebuilds the world: both robots keep their state
+        before = position("partner"), position("humanoid")
+        spawn = SpawnEntity.Request(name="block")
+        spawn.entity_resource.resource_string = "{shape: box, size_m: [0.2, 0.2, 0.2], mass_kg: 1.0, position_m: [0, 2, 0.5]}"
+        assert call(SpawnEntity, "spawn_entity", spawn).result.result == OK
+        np.testing.assert_allclose(position("partner"), before[0], atol=1e-12)
+        np.testing.assert_allclose(position("humanoid"), before[1], atol=1e-12)
+    finally:
+        listener.destroy()
+        code, _, err = stop_node(process)
+    assert code == 0, err
