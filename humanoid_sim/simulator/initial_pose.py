@@ -22,6 +22,17 @@ from humanoid_sim.model.configuration import neutral_configuration
 from humanoid_sim.model.robot_model import RobotModel
 from humanoid_sim.package_data import package_file
 
+__all__ = [
+    "POSES_FILE",
+    "InitialPose",
+    "default_poses_file",
+    "entry_pose",
+    "initial_pose_from_dict",
+    "load_initial_poses",
+    "pose_configuration",
+    "starting_pose",
+]
+
 POSES_FILE = "config/initial_poses.yaml"  # the bundled poses, inside the package's share directory
 
 

@@ -366,15 +366,17 @@ class Simulator:
         cls, world_model: WorldModel, pose: str = "", config: SimulatorConfig | None = None,
         providers: Sequence[ConstraintProvider] = (), poses: dict[str, InitialPose] | None = None,
     ) -> "Simulator":
-        """A simulator of a world's robot and free objects as one model
+        """A simulator of a world's robots and free objects as one model
         (world/assembly.py), with the world's ground and static boxes as the environment
-        (replacing ``config.environment``). The robot starts in ``pose`` ("": the world's robot
-        entry's initial_pose, else as ``from_urdf`` its "stand" pose if it has one, else its
-        neutral pose resting on the ground; the entry's base_position / base_rpy override the
-        pose's base), every object at its world-file pose and twist; ``reset(pose)`` puts the
-        robot in a named pose and the objects back at their world-file pose and twist.
-        ``sim.world_model`` says where each object's body and coordinates are. Raises
-        UnknownNameError listing the robot's poses for a pose it lacks."""
+        (replacing ``config.environment``). The first robot starts in ``pose`` ("": the world's
+        robot entry's initial_pose, else as ``from_urdf`` its "stand" pose if it has one, else
+        its neutral pose resting on the ground; the entry's base_position / base_rpy override
+        the pose's base), every later robot in its entry's pose and base placement (its poses:
+        the bundled file's section of its own model's name), every object at its world-file
+        pose and twist; ``reset(pose)`` puts the first robot in a named pose, the later robots
+        in their entries' and the objects back at their world-file pose and twist.
+        ``sim.world_model`` says where each robot's and object's bodies and coordinates are.
+        Raises UnknownNameError listing the robot's poses for a pose it lacks."""
         config = dataclasses.replace(config or SimulatorConfig(), environment=world_model.world.environment())
         sim = cls(world_model.model, config, providers, poses, world_model=world_model)
         if world_model.robot is None:

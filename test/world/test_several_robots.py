@@ -6,6 +6,7 @@ robot's block (and its part of b) is the robot's own M (b) at the same configura
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ import pytest
 
 from humanoid_sim.dynamics.rigid_body_dynamics import bias_forces, mass_matrix
 from humanoid_sim.errors import InvalidValueError, UnknownNameError
-from humanoid_sim.model import load_urdf
+from humanoid_sim.model import CollisionCoverageWarning, load_urdf
 from humanoid_sim.model.configuration import neutral_configuration
 from humanoid_sim.model.robot_model import ShapeKind
 from humanoid_sim.model.urdf_builder import chain_urdf
@@ -37,7 +38,10 @@ def humanoid():
 
 
 def _chain(fixed: bool = False):
-    return load_urdf(chain_urdf(2, fixed_base=fixed))
+    """A two-link pendulum; floating, it has no collision geometry below its links (warned)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CollisionCoverageWarning)
+        return load_urdf(chain_urdf(2, fixed_base=fixed))
 
 
 def _random_q(model, rng) -> np.ndarray:
