@@ -117,18 +117,18 @@ class WorldModel:
     def object_of_body(self) -> np.ndarray:
         """Per body of ``model`` (nb,): the index of its object in ``objects``, -1 for the
         robots' bodies."""
-        out = np.full(self.model.nb, -1, dtype=np.int64)
-        for k, obj in enumerate(self.objects):
-            out[obj.body] = k
-        return out
+        return self._index_of_body([obj.body for obj in self.objects])
 
     @property
     def robot_of_body(self) -> np.ndarray:
         """Per body of ``model`` (nb,): the index of its robot in ``robots``, -1 for the
         objects' bodies."""
+        return self._index_of_body([tree.bodies for tree in self.robots])
+
+    def _index_of_body(self, bodies: list) -> np.ndarray:
         out = np.full(self.model.nb, -1, dtype=np.int64)
-        for k, tree in enumerate(self.robots):
-            out[tree.bodies] = k
+        for k, where in enumerate(bodies):
+            out[where] = k
         return out
 
     def object(self, name: str) -> ObjectBody:

@@ -15,10 +15,10 @@ pytest.importorskip("simulation_interfaces.srv._spawn_entity", reason="simulatio
 from geometry_msgs.msg import WrenchStamped  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from simulation_interfaces.msg import EntityCategory, Result  # noqa: E402
-from simulation_interfaces.srv import GetEntities, GetEntityState, SpawnEntity, StepSimulation  # noqa: E402
+from simulation_interfaces.srv import GetEntities, GetEntityState, SpawnEntity  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 
-from ros_node_process import Listener, start_node, stop_node  # noqa: E402
+from ros_node_process import Listener, sim_call, sim_step, start_node, stop_node  # noqa: E402
 
 STARTUP_S = 300.0  # a start that compiles the kernels takes minutes on 2 busy cores
 OK = Result.RESULT_OK
@@ -43,11 +43,10 @@ def test_two_humanoids_in_joint_states_tf_contacts_entities_and_commands(ros):
     m = listener.messages
 
     def call(srv_type, name, request=None, timeout=20.0):
-        return listener.call(srv_type, f"humanoid_sim/{name}", request or srv_type.Request(), timeout=timeout)
+        return sim_call(listener, srv_type, name, request, timeout)
 
     def step(n):
-        answer = call(StepSimulation, "step_simulation", StepSimulation.Request(steps=n), timeout=60.0)
-        assert answer.result.result == OK, answer.result.error_message
+        sim_step(listener, n)
 
     def position(name):
         answer = call(GetEntityState, "get_entity_state", GetEntityState.Request(entity=name))
