@@ -5,6 +5,7 @@ both robots in the entity services, and torque commands by name reaching the nam
 from __future__ import annotations
 
 import os
+import time
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ rclpy = pytest.importorskip("rclpy")
 pytest.importorskip("simulation_interfaces.srv._spawn_entity", reason="simulation_interfaces has no SpawnEntity (run scripts/setup.sh)")
 
 from geometry_msgs.msg import WrenchStamped  # noqa: E402
+from nav_msgs.msg import Odometry  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from simulation_interfaces.msg import EntityCategory, Result  # noqa: E402
 from simulation_interfaces.srv import GetEntities, GetEntityState, SpawnEntity  # noqa: E402
@@ -84,7 +86,7 @@ def test_two_humanoids_in_joint_states_tf_contacts_entities_and_commands(ros):
         deadline_steps = 50
         while deadline_steps:
             commands.publish(JointState(name=["partner/neck_yaw"], effort=[1.5]))
-            listener.spin_until(lambda: False, 0.05)
+            listener.spin_for(0.05)
             m["joint_states"].clear()
             step(1)
             assert listener.spin_until(lambda: m["joint_states"], 10.0, process)
@@ -105,3 +107,51 @@ def test_two_humanoids_in_joint_states_tf_contacts_entities_and_commands(ros):
         listener.destroy()
         code, _, err = stop_node(process)
     assert code == 0, err
+
+
+def test_the_walking_controller_holds_the_first_robot_of_a_two_robot_world(ros, tmp_path):
+    """The controller of the bundled humanoid (stand mode, lock-step) reads its own joints out
+    of the joint states of both robots and holds the first robot up: its feet carry its weight.
+    The second robot, 3 m away and uncommanded, collapses without touching it."""
+    from humanoid_sim.model import load_urdf
+    from humanoid_sim.package_data import package_file
+
+    world = tmp_path / "two.yaml"
+    world.write_text(
+        "robots:\n  - {name: humanoid, urdf: urdf/humanoid.urdf, initial_pose: stand}\n"
+        "  - {name: partner, urdf: urdf/humanoid.urdf, initial_pose: stand, base_position_m: [3.0, 0.0]}\n"
+    )
+    weight = load_urdf(package_file("urdf/humanoid.urdf")).total_mass * 9.81
+    ns = f"/hs_two_walk_{os.getpid()}"
+    controller = start_node(ns, {"mode": "stand"}, module="humanoid_sim.ros.walking_controller_node")
+    listener = Listener("two_robots_walk_listener", ns)
+    listener.subscribe(Odometry, "ground_truth/odom")
+    for link in ("l_foot", "r_foot"):
+        listener.subscribe(WrenchStamped, f"contact/{link}/wrench", keep=False)
+    m = listener.messages
+    simulator = None
+
+    def sim_time() -> float:
+        stamp = m["ground_truth/odom"][-1].header.stamp if m["ground_truth/odom"] else None
+        return stamp.sec + 1e-9 * stamp.nanosec if stamp is not None else 0.0
+
+    try:
+        # the controller first (it warms up before subscribing), then the lock-step simulator
+        assert listener.spin_until(lambda: listener.node.count_subscribers(listener.topic("joint_states")) > 0,
+                                   STARTUP_S, controller)  # fmt: skip
+        simulator = start_node(ns, {"world": str(world), "loop_mode": "lockstep", "odometry_rate": 1000.0,
+                                    "contact_rate": 100.0})  # fmt: skip
+        start = time.monotonic()
+        while sim_time() < 0.5:
+            listener.spin_until(lambda: False, 0.05, simulator)
+            assert controller.poll() is None, "the controller process died"
+            assert time.monotonic() - start < STARTUP_S, f"sim time reached only {sim_time()} s"
+        heights = [o.pose.pose.position.z for o in m["ground_truth/odom"][-200:]]
+        fz = sum(m[f"contact/{link}/wrench"][-1].wrench.force.z for link in ("l_foot", "r_foot"))
+    finally:
+        listener.destroy()
+        stop_node(controller)
+        if simulator is not None:
+            stop_node(simulator)
+    assert fz == pytest.approx(weight, rel=0.01)
+    assert np.ptp(heights) < 2e-3
