@@ -163,8 +163,10 @@ class SimNode(
         robot = world_model.robot if world_model is not None and world_model.robot is not None else model
         self.tree = link_tree(robot, self.urdf_xml, p.odom_frame)
         later = world_model.robots[1:] if world_model is not None else ()
+        # each later robot's name and URDF text (latched on <name>/robot_description)
+        self.later_urdfs = tuple(zip((t.name for t in later), later_robot_urdfs(world_model)))
         try:
-            self.later_trees = later_link_trees(later, later_robot_urdfs(world_model), p.odom_frame)
+            self.later_trees = later_link_trees(later, [xml for _, xml in self.later_urdfs], p.odom_frame)
         except ValueError as exc:
             raise StartupError(f"world {p.world!r}: {exc}") from None
         try:

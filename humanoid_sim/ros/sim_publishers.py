@@ -114,6 +114,11 @@ class StatePublishing:
         self._zero_wrench = np.zeros(6)
         self._links_in_contact: set[str] = set()
         self.pub_description.publish(String(data=self.urdf_xml))
+        # a later robot's URDF as written (its own link names: RViz's RobotModel with TF Prefix <name>)
+        self.pub_later_descriptions = []
+        for name, xml in self.later_urdfs:
+            self.pub_later_descriptions.append(self._publisher(String, f"{name}/robot_description", latched))
+            self.pub_later_descriptions[-1].publish(String(data=xml))
         self.pub_tf_static.publish(
             TFMessage(transforms=[cv.transform_message(0, a, b, X) for tree, _, _ in self._tf_parts for a, b, X in tree.static])
         )

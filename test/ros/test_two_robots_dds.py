@@ -16,11 +16,12 @@ pytest.importorskip("simulation_interfaces.srv._spawn_entity", reason="simulatio
 from geometry_msgs.msg import WrenchStamped  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
+from std_msgs.msg import String  # noqa: E402
 from simulation_interfaces.msg import EntityCategory, Result  # noqa: E402
 from simulation_interfaces.srv import GetEntities, GetEntityState, SpawnEntity  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 
-from ros_node_process import Listener, sim_call, sim_step, start_node, stop_node  # noqa: E402
+from ros_node_process import LATCHED, Listener, sim_call, sim_step, start_node, stop_node  # noqa: E402
 
 STARTUP_S = 300.0  # a start that compiles the kernels takes minutes on 2 busy cores
 OK = Result.RESULT_OK
@@ -41,6 +42,8 @@ def test_two_humanoids_in_joint_states_tf_contacts_entities_and_commands(ros):
     listener.subscribe(TFMessage, "tf", qos=1000)
     listener.subscribe(JointState, "joint_states")
     listener.subscribe(WrenchStamped, "contact/partner_l_foot/wrench")
+    listener.node.create_subscription(String, listener.topic("partner/robot_description"),
+                                      listener.messages["partner/robot_description"].append, LATCHED)  # fmt: skip
     commands = listener.publisher(JointState, "joint_commands")
     m = listener.messages
 
@@ -74,6 +77,9 @@ def test_two_humanoids_in_joint_states_tf_contacts_entities_and_commands(ros):
         assert frames["pelvis"].transform.translation.x == pytest.approx(-0.5, abs=1e-3)
         assert frames["partner/pelvis"].transform.translation.x == pytest.approx(0.5, abs=1e-3)
         assert frames["partner/l_thigh"].header.frame_id.startswith("partner/")
+        # its URDF as written, for RViz's RobotModel with TF Prefix "partner"
+        assert listener.spin_until(lambda: m["partner/robot_description"], 10.0, process)
+        assert '<link name="l_thigh">' in m["partner/robot_description"][-1].data
         # the second robot's foot carries weight, on its own contact topic
         assert listener.spin_until(lambda: m["contact/partner_l_foot/wrench"], 10.0, process)
         assert m["contact/partner_l_foot/wrench"][-1].wrench.force.z > 50.0
