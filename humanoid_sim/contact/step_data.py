@@ -200,14 +200,19 @@ class MemoryTable(NamedTuple):
     """What contacts remember between steps, two tables (read one, write the other; the
     first axis): key (2, cap, 3) (body, element, face); sticking (2, cap); anchor pose
     R (2, cap, 3, 3), p (2, cap, 3) (X_world_body when sticking began); slip (2, cap, 3):
-    last slip direction in the world; count (2,): rows in use; current (1,): the table read
-    by the next step."""
+    last slip direction in the world; force, moment (2, cap, 3): the solved wrench of the
+    acceleration phase [N, N m] in world axes, the moment about ``origin`` (2, cap, 3) [m]
+    (the contact's origin, world): the bounded solve's warm start; count (2,): rows in use;
+    current (1,): the table read by the next step."""
 
     key: np.ndarray
     sticking: np.ndarray
     R: np.ndarray
     p: np.ndarray
     slip: np.ndarray
+    force: np.ndarray
+    moment: np.ndarray
+    origin: np.ndarray
     count: np.ndarray
     current: np.ndarray
 
@@ -216,7 +221,8 @@ class HardRowTable(NamedTuple):
     """Hard one-sided rows of the constraint providers (K rows): jacobian (K, nv), drift,
     violation, desired (acceleration), restitution (K,) (see contact/constraint_rows.py);
     active (K,) scratch; target (K,) the phase's desired values; force (K,): the
-    acceleration phase's forces; impulse (K,): the impulse phase's impulses."""
+    acceleration phase's forces; impulse (K,): the impulse phase's impulses; warm (K,): the
+    same row's force in the previous step (0 for a new row), the bounded solve's warm start."""
 
     jacobian: np.ndarray
     drift: np.ndarray
@@ -227,6 +233,7 @@ class HardRowTable(NamedTuple):
     target: np.ndarray
     force: np.ndarray
     impulse: np.ndarray
+    warm: np.ndarray
 
 
 class JointFriction(NamedTuple):
@@ -349,13 +356,14 @@ def allocate_contact_table(C: int, P: int, nv: int) -> ContactTable:
 def allocate_memory(cap: int) -> MemoryTable:
     return MemoryTable(
         np.zeros((2, cap, 3), np.int64), np.zeros((2, cap), np.int64), np.zeros((2, cap, 3, 3)),
-        np.zeros((2, cap, 3)), np.zeros((2, cap, 3)), np.zeros(2, np.int64), np.zeros(1, np.int64),
+        np.zeros((2, cap, 3)), np.zeros((2, cap, 3)), np.zeros((2, cap, 3)), np.zeros((2, cap, 3)),
+        np.zeros((2, cap, 3)), np.zeros(2, np.int64), np.zeros(1, np.int64),
     )  # fmt: skip
 
 
 def allocate_hard_rows(K: int, nv: int) -> HardRowTable:
     z = lambda: np.zeros(K)  # noqa: E731
-    return HardRowTable(np.zeros((K, nv)), z(), z(), z(), z(), np.zeros(K, np.int64), z(), z(), z())
+    return HardRowTable(np.zeros((K, nv)), z(), z(), z(), z(), np.zeros(K, np.int64), z(), z(), z(), z())
 
 
 def allocate_output(nq: int, nv: int, P: int) -> StepOutput:

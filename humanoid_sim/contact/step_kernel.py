@@ -817,6 +817,7 @@ def _bounded(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
         s.hull_start[nb] = nh
     rows = BoundedRows(s.H[:row], s.rhs[:row], s.block_start[: nb + 1], s.block_kind[:nb], s.mu[:nb], s.arm[:nb],
                        s.bound[:nb], s.hull_xy[:nh], s.hull_start[: nb + 1], s.slip[:nb])  # fmt: skip
+    _warm_start(d, tab, nc, n_hard, n_fric, phase, ncrow, s.lam)
     par = d.params
     sweeps = bounded_solve_nb(rows, s.L, base, par.bounded_regularisation, par.bounded_sweeps,
                               par.bounded_tolerance, x, s.lam[:row])  # fmt: skip
@@ -852,6 +853,48 @@ def _bounded(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
     for j in range(n_fric):
         fr.torque[j] = s.lam[ncrow + n_hard + j]
         fr.stick[j] = 1
+
+
+@njit(cache=True)
+def _warm_start(d, tab, nc, n_hard, n_fric, phase, ncrow, lam) -> None:
+    """The bounded solve's first iterate: the contacts' rows lam[:ncrow], then n_hard hard
+    rows and n_fric joint-friction rows. In the acceleration phase a contact remembered from
+    the previous step starts from its solved wrench there (the world wrench moved to this
+    step's origin, in this step's virtual-link axes), a hard row from its previous force
+    (hard.warm), a joint's friction from its last torque; everything else, and every
+    impulse, from 0. A body at rest repeats nearly the same problem every step, so the
+    Gauss-Seidel sweeps of successive steps add up instead of starting over."""
+    for j in range(ncrow + n_hard + n_fric):
+        lam[j] = 0.0
+    if phase != ACCELERATION_PHASE:
+        return
+    for j in range(n_hard):
+        lam[ncrow + j] = d.hard.warm[j]
+    for j in range(n_fric):
+        lam[ncrow + n_hard + j] = d.friction.torque[j]
+    mem = d.memory
+    cur = mem.current[0]
+    comps = np.empty(6, np.int64)
+    w = np.empty(6)
+    for i in range(nc):
+        row = tab.memory_row[i]
+        if tab.bounced[i] or row < 0:
+            continue
+        f = mem.force[cur, row]
+        o = mem.origin[cur, row]
+        # n about the new origin: n_old + (o_old - o_new) x f
+        dx, dy, dz = o[0] - tab.origin[i, 0], o[1] - tab.origin[i, 1], o[2] - tab.origin[i, 2]
+        nx = mem.moment[cur, row, 0] + dy * f[2] - dz * f[1]
+        ny = mem.moment[cur, row, 1] + dz * f[0] - dx * f[2]
+        nz = mem.moment[cur, row, 2] + dx * f[1] - dy * f[0]
+        Rv = tab.R[i]
+        for c in range(3):  # world to the virtual-link axes: Rᵀ
+            w[c] = Rv[0, c] * f[0] + Rv[1, c] * f[1] + Rv[2, c] * f[2]
+            w[3 + c] = Rv[0, c] * nx + Rv[1, c] * ny + Rv[2, c] * nz
+        n = _components(tab.kind[i], 1, 0.0, comps)
+        r0 = tab.row_start[i]
+        for r in range(n):
+            lam[r0 + r] = w[comps[r]]
 
 
 @njit(cache=True)
@@ -1236,13 +1279,18 @@ def _report(d, tab, nc, t_index) -> None:
     zp = out.zmp_points
     for i in range(nc):
         f = tab.wrench[i]
+        Rv = tab.R[i]
+        if not tab.released[i] and nmem < cap:  # the solved wrench, world axes: the next warm start
+            for r in range(3):
+                mem.force[nxt, nmem, r] = Rv[r, 0] * f[0] + Rv[r, 1] * f[1] + Rv[r, 2] * f[2]
+                mem.moment[nxt, nmem, r] = Rv[r, 0] * f[3] + Rv[r, 1] * f[4] + Rv[r, 2] * f[5]
+                mem.origin[nxt, nmem, r] = tab.origin[i, r]
         if tab.impulse_taken[i]:
             if tab.released[i]:
                 for c in range(6):
                     f[c] = 0.0
             for c in range(6):
                 f[c] += tab.impulse[i, c] / dt
-        Rv = tab.R[i]
         for r in range(3):
             tab.wrench_world[i, r] = Rv[r, 0] * f[0] + Rv[r, 1] * f[1] + Rv[r, 2] * f[2]
             tab.wrench_world[i, 3 + r] = Rv[r, 0] * f[3] + Rv[r, 1] * f[4] + Rv[r, 2] * f[5]

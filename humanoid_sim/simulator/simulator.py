@@ -269,6 +269,7 @@ class Simulator:
         self.world_model = world_model
         self.providers = tuple(providers)
         self._validated_empty: list[OneSidedRows | None] = [None] * len(self.providers)
+        self._last_hard_force: dict[str, float] = {}  # provider row name -> its force in the last step [N m or N]
         self.ws = DynamicsWorkspace(model)
         self._tree = kinematic_tree(model)
         t = self._tree
@@ -422,6 +423,7 @@ class Simulator:
         self._v = v.copy()
         self._t = float(t)
         self._memory.count[:] = 0
+        self._last_hard_force = {}
 
     def reset(self, pose: str = "stand") -> np.ndarray:
         """Reset to a named initial pose at rest (t = 0); returns q. In a world
@@ -634,6 +636,10 @@ class Simulator:
         if self.providers:
             hard_force = self._hard.force + self._hard.impulse / self.config.dt
             forces = tuple(self._provider_forces(rows, hard_map, hard_force))
+            self._last_hard_force = {
+                r.names[i]: float(self._hard.force[start + t]) for r, (start, idx) in zip(rows, hard_map)
+                for t, i in enumerate(idx)
+            }  # fmt: skip
         q_next, v_next = out.q_next.copy(), out.v_next.copy()
         self._q, self._v, self._t = q_next, v_next, self._t + self.config.dt
         for p, f in zip(self.providers, forces):
@@ -665,9 +671,12 @@ class Simulator:
         if count > len(self._hard.drift):
             self._allocate_step(len(self._tables[0].body), 2 * count)
         h = self._hard
+        last = self._last_hard_force
         for r, (start, idx) in zip(rows, hard_map):
             n = len(idx)
             if n:
+                # the bounded solve starts a row from its force in the previous step (by name)
+                h.warm[start : start + n] = [last.get(r.names[i], 0.0) for i in idx]
                 h.jacobian[start : start + n] = r.jacobian[idx]
                 h.drift[start : start + n] = r.drift[idx]
                 h.violation[start : start + n] = r.violation[idx]

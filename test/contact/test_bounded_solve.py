@@ -44,7 +44,7 @@ def _solve(rows, M, base):
     L = np.zeros_like(M)
     assert cholesky_into(M, L)
     x = np.empty(len(base))
-    lam = np.empty(len(rows.rhs))
+    lam = np.zeros(len(rows.rhs))
     sweeps = bounded_solve_nb(rows, L, base, 1e-9, 500, 1e-13, x, lam)
     return x, lam, sweeps
 

@@ -30,7 +30,7 @@ same signs and ratios as F, so the checks apply to F directly).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -70,12 +70,28 @@ class ContactMemory:
         point changes every step, so only its velocity is held (the pose of the last
         step is stored).
     slip_direction: last slip direction s in the world, shape (3,) (zeros when sticking).
+    force, moment: the solved wrench of the last acceleration phase, world axes, the moment
+        about ``origin`` (world) [N, N m, m]: the bounded solve's warm start (None: from 0).
     """
 
     sticking: bool
     R_anchor: np.ndarray
     p_anchor: np.ndarray
     slip_direction: np.ndarray
+    force: np.ndarray | None = None
+    moment: np.ndarray | None = None
+    origin: np.ndarray | None = None
+
+    def with_wrench(self, lam: np.ndarray, R_world_vl: np.ndarray, origin: np.ndarray) -> "ContactMemory":
+        """The same memory with the wrench lam (6,) (virtual-link frame at origin) as its warm start."""
+        return replace(self, force=R_world_vl @ lam[:3], moment=R_world_vl @ lam[3:], origin=np.array(origin, float))
+
+    def warm_wrench(self, R_world_vl: np.ndarray, origin: np.ndarray) -> np.ndarray:
+        """The remembered wrench (6,) in a contact frame (axes R_world_vl, at origin); zeros without one."""
+        if self.force is None:
+            return np.zeros(6)
+        moment = self.moment + np.cross(self.origin - origin, self.force)
+        return np.concatenate([R_world_vl.T @ self.force, R_world_vl.T @ moment])
 
 
 class ActiveContact:
@@ -262,6 +278,7 @@ def solve_with_checks(
     gains: Gains,
     max_rounds: int = 3,
     release_tolerance: float = np.inf,
+    hard_warm: np.ndarray | None = None,
 ) -> SolveReport:
     """Solve Eq. 20a/20b (or Eq. 18-19) and apply the validity checks of 4.4-4.6.
 
@@ -273,6 +290,8 @@ def solve_with_checks(
     acceleration phase, where a contact within the tolerance band that falls faster than
     its critically damped approach asks simply touches down at the next step.
     Contacts are modified in place (released, reduced, sticking/slipping/spinning, lam).
+    hard_warm: the acceleration phase's warm start of the bounded solve (the hard rows' forces
+    of the previous step; the contacts' from their memory); None: the impulse phase, from 0.
     """
     has_hard = len(hard_active) > 0
     hard_active = hard_active.copy() if has_hard else hard_active
@@ -313,7 +332,7 @@ def solve_with_checks(
                     validated = False
                     break
     if not validated:  # never integrate a solve that failed its checks
-        x, hard_lam = _bounded(contacts, hard, M_factor, base, rhs_of)
+        x, hard_lam = _bounded(contacts, hard, M_factor, base, rhs_of, hard_warm)
         return SolveReport(x, hard_lam, rounds, False, rank_def, True)
     for c in contacts:
         if c.released:
@@ -324,7 +343,7 @@ def solve_with_checks(
 _BLOCK_OF_KIND = {ContactKind.POINT: BLOCK_POINT, ContactKind.LINE: BLOCK_LINE, ContactKind.SURFACE: BLOCK_SURFACE}
 
 
-def _bounded(contacts: list[ActiveContact], hard: HardRows, M_factor, base: np.ndarray, rhs_of):
+def _bounded(contacts: list[ActiveContact], hard: HardRows, M_factor, base: np.ndarray, rhs_of, hard_warm=None):
     """The bounded solve of every contact (sticking rows, released ones taken back) and every
     hard row; the contacts get their wrench and their state from it: released where f_z = 0,
     slipping where |f_t| reached μ f_z (direction -f_t), spinning where |n_z| reached its bound."""
@@ -376,7 +395,12 @@ def _bounded(contacts: list[ActiveContact], hard: HardRows, M_factor, base: np.n
         np.array(slip, dtype=float).reshape(nb, 2),
     )
     x = np.empty(nv)
-    lam = np.empty(len(rows.rhs))
+    lam = np.zeros(len(rows.rhs))
+    if hard_warm is not None:  # the acceleration phase starts from the previous step's forces
+        for c, r0, comps in layout:
+            if c.memory is not None:
+                lam[r0 : r0 + len(comps)] = c.memory.warm_wrench(c.area.R_world_vl, c.area.origin)[list(comps)]
+        lam[nrow_contacts:] = hard_warm
     bounded_solve_nb(rows, M_factor, np.ascontiguousarray(base, dtype=float), BOUNDED_REGULARISATION,
                      BOUNDED_SWEEPS, BOUNDED_TOLERANCE, x, lam)  # fmt: skip
     for c, r0, comps in layout:

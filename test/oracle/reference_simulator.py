@@ -145,8 +145,10 @@ class ReferenceSimulator(Simulator):
 
         # rows still short of their limit (speculative) take part in impulses only
         active = self._hard_active(hard, hv) & (hard.violation >= -tol) if len(hv) else self._hard_active(hard, hv)
+        warm = self._last_hard_force
+        hard_warm = np.array([warm.get(r.names[i], 0.0) for r, (_, idx) in zip(rows, hard_map) for i in idx])
         rep = solve_with_checks(
-            solving, hard, active, M_factor, a0, rhs_accel, next_vt, ws, self.gains, cfg.max_rounds, np.inf
+            solving, hard, active, M_factor, a0, rhs_accel, next_vt, ws, self.gains, cfg.max_rounds, np.inf, hard_warm
         )
         a = rep.x
         # 5. integration (dynamics/integrator.py) with the constraint force Hᵀλ = M (a - a0)
@@ -164,6 +166,9 @@ class ReferenceSimulator(Simulator):
         zmp = self._zmp(reports)
         forces = self._reference_provider_forces(rows, hard_map, rep.hard_lambda + hard_impulse / dt, soft_force, v_next)
         self._reference_memory = memory
+        self._last_hard_force = {
+            r.names[i]: float(rep.hard_lambda[start + t]) for r, (start, idx) in zip(rows, hard_map) for t, i in enumerate(idx)
+        }  # fmt: skip
         self._q, self._v, self._t = q_next, v_next, self._t + dt
         for p, f in zip(self.providers, forces):
             p.accept_forces(f)
@@ -289,6 +294,7 @@ class ReferenceSimulator(Simulator):
             else:
                 s = R[:, :2] @ c.slip_dir
                 memory[key] = ContactMemory(False, c.R_body, c.p_body, s)
+            memory[key] = memory[key].with_wrench(c.lam, R, c.area.origin)
         return reports, memory, max_pen
 
     def _zmp(self, reports: list[ContactReport]) -> ZmpReport:
