@@ -174,5 +174,5 @@ class CommandIntake:
             return self._tick_command
         self.timeout_ticks += 1
         if p.timeout_behaviour == "damping":
-            return -p.timeout_damping * self.simulator.v[self.model.joint_v_slice]
+            return -p.timeout_damping * self.simulator.v[self.model.joint_v_index]
         return np.zeros(self.model.nj)

@@ -153,12 +153,14 @@ def joint_state_message(
 
 
 def joint_arrays_from_joint_state(
-    msg: JointState, joint_names: Sequence[str]
+    msg: JointState, joint_names: Sequence[str], ignore_unknown: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(position, velocity, effort), each shape (len(joint_names),), reordered by name.
 
     Fields the message leaves empty, and joints it does not name, read as NaN.
-    Raises KeyError for a name not in ``joint_names`` (listing the valid ones).
+    Raises KeyError for a name not in ``joint_names`` (listing the valid ones), unless
+    ``ignore_unknown``: then such names are skipped (the joint states of a world of several
+    robots name every robot's joints; a controller of one robot reads its own).
     """
     index = {name: k for k, name in enumerate(joint_names)}
     out = np.full((3, len(joint_names)), np.nan)
@@ -169,6 +171,8 @@ def joint_arrays_from_joint_state(
             raise ValueError(f"JointState has {len(msg.name)} names but {len(values)} values in a field")
         for name, value in zip(msg.name, values):
             if name not in index:
+                if ignore_unknown:
+                    continue
                 raise KeyError(f"unknown joint {name!r}; valid joints: {', '.join(joint_names)}")
             out[row, index[name]] = value
     return out[0], out[1], out[2]

@@ -273,7 +273,7 @@ class WalkRecorder:
             self._odometry_bytes = None
 
     def on_joint_state(self, msg: JointState) -> None:
-        position, velocity, _ = joint_arrays_from_joint_state(msg, self.model.joint_names)
+        position, velocity, _ = joint_arrays_from_joint_state(msg, self.model.joint_names, ignore_unknown=True)
         self.joints = (position, velocity)
         self._clock(msg.header.stamp)
 

@@ -157,18 +157,23 @@ def carried_state(
     old: WorldModel | None, q: np.ndarray, v: np.ndarray, new: WorldModel, q_new: np.ndarray, v_new: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """(q, v) of ``new``'s model: ``q_new`` / ``v_new`` (its start: objects at their world-file
-    pose and twist) with the robot's coordinates and those of every object of ``old`` that is
-    still in ``new`` taken from ``q`` / ``v`` (the state of ``old``'s model; ``old`` None: a
-    model of the robot alone)."""
+    pose and twist) with every robot's coordinates and those of every object of ``old`` that
+    is still in ``new`` taken from ``q`` / ``v`` (the state of ``old``'s model; ``old`` None: a
+    model of the robot alone). The robots are matched by position (the first robot first)."""
     q_out, v_out = np.array(q_new, dtype=float), np.array(v_new, dtype=float)
-    robot_nq = old.robot_nq if old is not None else len(q)
-    robot_nv = old.robot_nv if old is not None else len(v)
-    if robot_nq != new.robot_nq or robot_nv != new.robot_nv:
-        raise ValueError(f"robot coordinates differ: ({robot_nq}, {robot_nv}) -> ({new.robot_nq}, {new.robot_nv})")
-    q_out[:robot_nq], v_out[:robot_nv] = q[:robot_nq], v[:robot_nv]
+    if old is None:
+        before = [(slice(0, len(q)), slice(0, len(v)))]
+    else:
+        before = [(t.q, t.v) for t in old.robots]
+    after = [(t.q, t.v) for t in new.robots]
+    sizes = [(a.stop - a.start, b.stop - b.start) for a, b in before]
+    if sizes != [(a.stop - a.start, b.stop - b.start) for a, b in after]:
+        raise ValueError(f"robot coordinates differ: {sizes} -> {[(a.stop - a.start, b.stop - b.start) for a, b in after]}")
+    for (qa, va), (qb, vb) in zip(before, after):
+        q_out[qb], v_out[vb] = q[qa], v[va]
     if old is not None:
-        before = {o.name: o for o in old.objects}
+        objects = {o.name: o for o in old.objects}
         for obj in new.objects:
-            if obj.name in before:
-                q_out[obj.q], v_out[obj.v] = q[before[obj.name].q], v[before[obj.name].v]
+            if obj.name in objects:
+                q_out[obj.q], v_out[obj.v] = q[objects[obj.name].q], v[objects[obj.name].v]
     return q_out, v_out

@@ -13,7 +13,9 @@ model's frames include joint frames) and each joint's parent link.
 
 from __future__ import annotations
 
+import dataclasses
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +24,7 @@ from numba import njit
 from humanoid_sim.dynamics.spatial import rot_to_quat_nb
 from humanoid_sim.model.robot_model import JointType, RobotModel
 from humanoid_sim.ros.conversions import rotation_from_quaternion
+from humanoid_sim.world.assembly import RobotTree
 
 WORLD_LINK = "world"
 
@@ -88,6 +91,21 @@ class LinkTree:
         """
         _pose_rows_nb(np.asarray(q, dtype=float), self.floating, self.X_parent_joint, self.axis, self.revolute, self.q_joint, out)
         return out
+
+    def prefixed(self, prefix: str) -> LinkTree:
+        """The same tree with ``prefix`` before every link name (``odom_frame`` kept): a later
+        robot of a world, whose links are ``<robot>/<link>`` (world/assembly.py). Its
+        ``pose_rows`` and ``moving_transforms`` take that robot's own q (``q[tree.q]``)."""
+        if not prefix:
+            return self
+
+        def name(link: str) -> str:
+            return link if link == self.odom_frame else prefix + link
+
+        return dataclasses.replace(
+            self, root_link=name(self.root_link), static=tuple((name(a), name(b), X) for a, b, X in self.static),
+            moving_parent=tuple(name(n) for n in self.moving_parent), moving_child=tuple(name(n) for n in self.moving_child),
+        )  # fmt: skip
 
     def base_transform(self, q: np.ndarray) -> np.ndarray:
         """X_odom_root (4, 4) of a floating base from q[0:7] (position, quaternion x y z w)."""
@@ -169,6 +187,16 @@ def link_tree(model: RobotModel, urdf_xml: str, odom_frame: str = "odom") -> Lin
         revolute=revolute,
         q_joint=q_joint,
     )
+
+
+def later_link_trees(
+    robots: Sequence[RobotTree], urdfs: Sequence[str], odom_frame: str = "odom"
+) -> tuple[tuple[LinkTree, slice], ...]:
+    """Per later robot of a world (``WorldModel.robots[1:]``) with its URDF text: its
+    LinkTree with its links prefixed (``LinkTree.prefixed``; its base a child of
+    ``odom_frame``) and its coordinates in the world's q (``RobotTree.q``), whose slice
+    ``pose_rows`` takes. Raises ValueError as ``link_tree``."""
+    return tuple((link_tree(t.model, xml, odom_frame).prefixed(t.prefix), t.q) for t, xml in zip(robots, urdfs))
 
 
 @njit(cache=True)

@@ -72,7 +72,7 @@ from std_srvs.srv import SetBool, Trigger
 
 from humanoid_sim.numba_cache import compile_notice
 from humanoid_sim.ros.command_validation import RejectionCounter, joint_order_indices
-from humanoid_sim.ros.link_tree import link_tree
+from humanoid_sim.ros.link_tree import later_link_trees, link_tree
 from humanoid_sim.ros.memory_watch import MemoryWatch
 from humanoid_sim.ros.middleware_profile import use_packaged_profile
 from humanoid_sim.ros.parameters import PARAMETER_SPECS, SPECS_BY_NAME, NodeParameters, validate_parameter, validate_parameters
@@ -83,7 +83,14 @@ from humanoid_sim.ros.sim_diagnostics import COMMAND_AGE_WINDOW, TICK_COST_WINDO
 from humanoid_sim.ros.sim_publishers import StatePublishing, topic_token  # noqa: F401 - part of this module's API
 from humanoid_sim.ros.sim_services import SimServices
 from humanoid_sim.ros.simulation_interfaces_services import SimulationInterfaces
-from humanoid_sim.ros.sim_setup import StartupError, initial_configuration, load_robot, load_world_file, make_simulator
+from humanoid_sim.ros.sim_setup import (
+    StartupError,
+    initial_configuration,
+    later_robot_urdfs,
+    load_robot,
+    load_world_file,
+    make_simulator,
+)
 from humanoid_sim.ros.world_objects import WorldObjects
 from humanoid_sim.ros.tf_serialization import SerializedEffortCommand
 from humanoid_sim.simulator.pushes import PushSchedule
@@ -150,7 +157,18 @@ class SimNode(
         self.get_logger().info(f"physics kernels ready in {time.monotonic() - warm_start:.1f} s")
         self.pushes = PushSchedule(model)
         self.pushes_refused = 0
-        self.tree = link_tree(model, self.urdf_xml, p.odom_frame)
+        world_model = self.simulator.world_model
+        # tf: the robot's links (its own model: in a world the first robot's), then each later
+        # robot's, its links prefixed "<name>/" (world/assembly.py)
+        robot = world_model.robot if world_model is not None and world_model.robot is not None else model
+        self.tree = link_tree(robot, self.urdf_xml, p.odom_frame)
+        later = world_model.robots[1:] if world_model is not None else ()
+        # each later robot's name and URDF text (latched on <name>/robot_description)
+        self.later_urdfs = tuple(zip((t.name for t in later), later_robot_urdfs(world_model)))
+        try:
+            self.later_trees = later_link_trees(later, [xml for _, xml in self.later_urdfs], p.odom_frame)
+        except ValueError as exc:
+            raise StartupError(f"world {p.world!r}: {exc}") from None
         try:
             self.joint_order = joint_order_indices(p.joint_order, model.joint_names)
         except ValueError as exc:

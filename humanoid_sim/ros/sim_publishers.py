@@ -91,14 +91,22 @@ class StatePublishing:
 
         # Pre-serialized messages, refilled in place every publish (tf_serialization): no
         # per-tick message objects on the hot topics.
-        moving = [(self.tree.odom_frame, self.tree.root_link)] if self.tree.floating else []
-        moving += list(zip(self.tree.moving_parent, self.tree.moving_child))
+        # the robot's transforms, then each later robot's (its links prefixed, its base under odom)
+        moving: list[tuple[str, str]] = []
+        self._tf_parts = []  # per robot: (LinkTree, its q (slice of q), its rows of _tf_rows)
+        for tree, q_part in ((self.tree, slice(0, None)), *self.later_trees):
+            first = len(moving)
+            moving += [(tree.odom_frame, tree.root_link)] if tree.floating else []
+            moving += list(zip(tree.moving_parent, tree.moving_child))
+            self._tf_parts.append((tree, q_part, slice(first, len(moving))))
         self._tf_serialized = SerializedTf(moving)
         self._tf_rows = np.zeros((len(moving), 7))
         self._clock_serialized = SerializedClock()
         self._joint_states_serialized = SerializedJointState(model.joint_names)
-        # the robot's joint coordinates (in a world q and v also hold the free objects')
-        self._joint_q, self._joint_v = model.joint_q_slice, model.joint_v_slice
+        # the robots' joint coordinates (in a world q and v also hold the free objects' and the
+        # later robots' bases), gathered into buffers
+        self._joint_q, self._joint_v = model.joint_q_index, model.joint_v_index
+        self._joint_position, self._joint_velocity = np.zeros(model.nj), np.zeros(model.nj)
         self._odometry_serialized = SerializedOdometry(p.odom_frame, self.tree.root_link) if self.tree.floating else None
         self._wrench_serialized = {link: SerializedWrench(link) for link in self.contact_links}
         self._cop_serialized = SerializedPoint(p.odom_frame)
@@ -106,8 +114,13 @@ class StatePublishing:
         self._zero_wrench = np.zeros(6)
         self._links_in_contact: set[str] = set()
         self.pub_description.publish(String(data=self.urdf_xml))
+        # a later robot's URDF as written (its own link names: RViz's RobotModel with TF Prefix <name>)
+        self.pub_later_descriptions = []
+        for name, xml in self.later_urdfs:
+            self.pub_later_descriptions.append(self._publisher(String, f"{name}/robot_description", latched))
+            self.pub_later_descriptions[-1].publish(String(data=xml))
         self.pub_tf_static.publish(
-            TFMessage(transforms=[cv.transform_message(0, a, b, X) for a, b, X in self.tree.static])
+            TFMessage(transforms=[cv.transform_message(0, a, b, X) for tree, _, _ in self._tf_parts for a, b, X in tree.static])
         )
 
     def _publisher(self, msg_type: Any, topic: str, qos: QoSProfile | int) -> Any:
@@ -163,7 +176,9 @@ class StatePublishing:
             self._publish_object_markers(ns, result.q)  # the free objects' shapes, on objects
 
     def _publish_joint_states(self, sec: int, nanosec: int, q: np.ndarray, v: np.ndarray, applied: np.ndarray) -> None:
-        data = self._joint_states_serialized.fill(sec, nanosec, q[self._joint_q], v[self._joint_v], applied)
+        position = np.take(q, self._joint_q, out=self._joint_position)
+        velocity = np.take(v, self._joint_v, out=self._joint_velocity)
+        data = self._joint_states_serialized.fill(sec, nanosec, position, velocity, applied)
         self.pub_joint_states.publish(data)
 
     def _publish_odometry(self, sec: int, nanosec: int, q: np.ndarray, v: np.ndarray) -> None:
@@ -172,8 +187,9 @@ class StatePublishing:
             self.pub_odom.publish(self._odometry_serialized.fill(sec, nanosec, q[0:7], v[0:6]))
 
     def _publish_tf(self, sec: int, nanosec: int, q: np.ndarray) -> None:
-        rows = self.tree.pose_rows(q, self._tf_rows)  # one compiled call: odom -> base, every joint
-        self.pub_tf.publish(self._tf_serialized.fill_rows(sec, nanosec, rows))
+        for tree, q_part, rows in self._tf_parts:  # one compiled call per robot: odom -> base, every joint
+            tree.pose_rows(q[q_part], self._tf_rows[rows])
+        self.pub_tf.publish(self._tf_serialized.fill_rows(sec, nanosec, self._tf_rows))
         self._publish_object_tf(sec, nanosec, q)  # odom -> each free object (world_objects)
 
     def _base_acceleration(self, result: StepResult) -> np.ndarray:

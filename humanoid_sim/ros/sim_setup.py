@@ -27,6 +27,7 @@ from humanoid_sim.world import World, WorldConfigError, WorldModel, assemble_wor
 __all__ = [
     "StartupError",
     "initial_configuration",
+    "later_robot_urdfs",
     "load_robot",
     "load_world_file",
     "make_simulator",
@@ -123,10 +124,26 @@ def world_simulator(p: NodeParameters, world: World, robot: RobotModel, warn: Ca
     ``initial_pose`` parameter, else the world's robot entry's pose and base placement, else
     its "stand" pose resting on the ground; each object at its world-file pose and twist."""
     try:
-        world_model = assemble_world_model(world, robot)
-    except ValueError as exc:
-        raise StartupError(f"world {p.world!r}: {exc}") from None
+        world_model = assemble_world_model(world, robot)  # a later robot's URDF is loaded from its entry
+    except (OSError, ValueError) as exc:
+        raise StartupError(f"world {p.world!r}: {' '.join(str(exc).split())}") from None
     return simulator_of_world(p, world_model, warn)
+
+
+def later_robot_urdfs(world_model: WorldModel | None) -> tuple[str, ...]:
+    """The URDF text of every robot after the first of ``world_model`` (for tf: its links and
+    joints), read from its entry's ``urdf`` (a path, else a path inside the package); empty
+    without a world. A file that cannot be read is a StartupError naming it."""
+    if world_model is None:
+        return ()
+    texts = []
+    for tree in world_model.robots[1:]:
+        path = _data_path(tree.entry.urdf)
+        try:
+            texts.append(path.read_bytes().decode("utf-8", errors="replace"))
+        except OSError as exc:
+            raise StartupError(f"robot {tree.name!r}: URDF file {str(path)!r} cannot be read ({exc.strerror or exc})") from None
+    return tuple(texts)
 
 
 def simulator_of_world(p: NodeParameters, world_model: WorldModel, warn: Callable[[str], None]) -> Simulator:

@@ -7,11 +7,12 @@ listed here and nothing else), ResetSimulation (state; the simulation time runs 
 std_srvs reset, so SCOPE_TIME is not supported), Get/SetSimulationState (playing, paused,
 stopped = paused and reset), StepSimulation and the SimulateSteps action (one or more ticks
 while paused; the action with feedback after each), GetEntities
-(the robot and the environment's elements, by name regular expression and category),
-GetEntityState (ground truth in odom), SetEntityState (the robot's base, a free object: pose
+(the robots, the objects and the environment's elements, by name regular expression and category),
+GetEntityState (ground truth in odom), SetEntityState (a robot's base, a free object: pose
 and twist), SpawnEntity (a free object: one world-file ``objects:`` entry as YAML, in
 resource_string or a file named by uri; entity_resource.py) and DeleteEntity (a free object).
-Entities: the robot (its URDF name, CATEGORY_ROBOT), the free objects of the world
+Entities: the robot (its URDF name, CATEGORY_ROBOT), the later robots of a world (their
+entry names, CATEGORY_ROBOT; a base is at its RobotTree's coordinates), the free objects of the world
 (CATEGORY_DYNAMIC_OBJECT) and the ground and static boxes (CATEGORY_STATIC_OBJECT, never
 moving). Worlds, tags, bounds and spawning robots are not served (not listed as features).
 """
@@ -136,9 +137,27 @@ class SimulationInterfaces:
                 feedback_pub_qos_profile=QoSProfile(depth=100),
             )  # fmt: skip
 
+    def _later_robots(self) -> dict:
+        """The robots of the world after the node's robot: entry name -> RobotTree."""
+        world_model = self.simulator.world_model
+        return {t.name: t for t in world_model.robots[1:]} if world_model is not None else {}
+
+    def _floating_parts(self) -> dict[str, tuple[slice, slice]]:
+        """Entity name -> (its 7 q, its 6 v) for every entity that moves freely: the robot's
+        floating base, each later robot's floating base, each free object."""
+        parts = {self.model.name: (slice(0, 7), slice(0, 6))} if self.model.floating_base else {}
+        for name, tree in self._later_robots().items():
+            if tree.model.floating_base:
+                parts[name] = (slice(tree.q.start, tree.q.start + 7), slice(tree.v.start, tree.v.start + 6))
+        parts.update({o.name: (o.q, o.v) for o in self.world_objects})
+        return parts
+
     def _entities(self) -> dict[str, int]:
-        """Entity name -> EntityCategory: the robot, the free objects, then the environment's elements."""
+        """Entity name -> EntityCategory: the robot (its URDF name), the world's later robots
+        (their entry names), the free objects, then the environment's elements."""
         entities = {self.model.name: EntityCategory.CATEGORY_ROBOT}
+        for name in self._later_robots():
+            entities[name] = EntityCategory.CATEGORY_ROBOT
         for obj in self.world_objects:
             entities[obj.name] = EntityCategory.CATEGORY_DYNAMIC_OBJECT
         for name in self.simulator.config.environment.element_names():
@@ -256,23 +275,17 @@ class SimulationInterfaces:
         state.header.frame_id = self.params.odom_frame
         with self._lock:
             state.header.stamp = cv.stamp_from_nanoseconds(self._tick * self._ns_per_tick)
-            objects = {o.name: o for o in self.world_objects}
-            if request.entity == self.model.name and self.model.floating_base:
-                q, v = self.simulator.q, self.simulator.v
-                acceleration = np.zeros(6)
-                if self._last_result is not None and self._previous_result is not None:
-                    acceleration[0:3] = self._base_acceleration(self._last_result)
-                state.pose, state.twist, state.acceleration = entity_state_of_base(q[0:7], v[0:6], acceleration)
-            elif request.entity in objects:
-                obj = objects[request.entity]
+            parts = self._floating_parts()
+            if request.entity in parts:  # a floating base or a free object
+                qs, vs = parts[request.entity]
                 q, v = self.simulator.q, self.simulator.v
                 acceleration = np.zeros(6)
                 last, previous = self._last_result, self._previous_result
                 if last is not None and previous is not None:
                     acceleration[0:3] = base_acceleration(
-                        last.q[obj.q], last.v[obj.v], previous.q[obj.q], previous.v[obj.v], self.params.physics_dt
+                        last.q[qs], last.v[vs], previous.q[qs], previous.v[vs], self.params.physics_dt
                     )
-                state.pose, state.twist, state.acceleration = entity_state_of_base(q[obj.q], v[obj.v], acceleration)
+                state.pose, state.twist, state.acceleration = entity_state_of_base(q[qs], v[vs], acceleration)
             else:
                 state.pose = self._static_pose(request.entity)
         response.result = _result(Result.RESULT_OK)
@@ -293,21 +306,20 @@ class SimulationInterfaces:
         return pose
 
     def _si_set_entity_state(self, request: SetEntityState.Request, response: SetEntityState.Response):
-        objects = {o.name: o for o in self.world_objects}
-        if request.entity != self.model.name and request.entity not in objects:
+        parts = self._floating_parts()
+        robots = {self.model.name, *self._later_robots()}
+        if request.entity not in robots and request.entity not in parts:
             known = request.entity in self._entities()
             response.result = _result(
                 Result.RESULT_OPERATION_FAILED if known else Result.RESULT_NOT_FOUND,
                 f"{request.entity!r} is static" if known else f"no entity {request.entity!r}",
             )
             return response
-        if request.set_acceleration or (request.entity == self.model.name and not self.model.floating_base):
+        if request.set_acceleration or request.entity not in parts:
             response.result = _result(Result.RESULT_FEATURE_UNSUPPORTED,
                                       "only the pose and twist of the floating base or a free object can be set")
             return response
-        # the robot's base: q[0:7], v[0:6]; an object: its own slices
-        q_part, v_part = (objects[request.entity].q, objects[request.entity].v) if request.entity in objects else (
-            slice(0, 7), slice(0, 6))
+        q_part, v_part = parts[request.entity]  # a robot's base or an object
         try:
             q_base, v_base = base_from_entity_state(request.state.pose, request.state.twist)
         except ValueError as exc:

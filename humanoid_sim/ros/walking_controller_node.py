@@ -433,7 +433,7 @@ class WalkingControllerNode(Node):
 
     def _on_joint_state(self, msg: JointState) -> None:
         try:
-            position, velocity, _ = joint_arrays_from_joint_state(msg, self.model.joint_names)
+            position, velocity, _ = joint_arrays_from_joint_state(msg, self.model.joint_names, ignore_unknown=True)
         except (KeyError, ValueError) as error:
             self.get_logger().warning(f"ignoring joint state: {error}", throttle_duration_sec=2.0)
             return

@@ -107,7 +107,8 @@ class WorldObjects:
         and twist. Caller holds the lock."""
         old = self.simulator.world_model
         robot = old.robot if old is not None else self.model
-        world_model = assemble_world_model(world, robot)
+        later = [t.model for t in old.robots[1:]] if old is not None else None
+        world_model = assemble_world_model(world, robot, later)
         simulator = simulator_of_world(self.params, world_model, self.get_logger().warning)
         q, v = carried_state(old, self.simulator.q, self.simulator.v, world_model, simulator.q, simulator.v)
         q0, v0 = carried_state(old, self.q_initial, self.v_initial, world_model, simulator.q, simulator.v)

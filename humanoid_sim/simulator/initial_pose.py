@@ -22,6 +22,17 @@ from humanoid_sim.model.configuration import neutral_configuration
 from humanoid_sim.model.robot_model import RobotModel
 from humanoid_sim.package_data import package_file
 
+__all__ = [
+    "POSES_FILE",
+    "InitialPose",
+    "default_poses_file",
+    "entry_pose",
+    "initial_pose_from_dict",
+    "load_initial_poses",
+    "pose_configuration",
+    "starting_pose",
+]
+
 POSES_FILE = "config/initial_poses.yaml"  # the bundled poses, inside the package's share directory
 
 
@@ -140,3 +151,23 @@ def starting_pose(
     if joints:
         pose = replace(pose, joints={**pose.joints, **joints})
     return pose
+
+
+def entry_pose(
+    poses: Mapping[str, InitialPose],
+    pose: str = "",
+    base_position: Sequence[float] | None = None,
+    base_rpy: Sequence[float] | None = None,
+    robot: str = "",
+) -> InitialPose:
+    """The pose a world's robot entry starts in: ``pose`` (a name of ``poses``; "" as
+    ``starting_pose``), its base moved to ``base_position`` [m] ((x, y): resting on the
+    ground; (x, y, z): base origin at height z) and turned to ``base_rpy`` [rad] when given.
+    Raises UnknownNameError listing the robot's poses."""
+    start = starting_pose(poses, pose, robot=robot)
+    if base_position is not None:
+        xyz = [float(c) for c in base_position]
+        start = replace(start, base_xy=(xyz[0], xyz[1]), base_z=xyz[2] if len(xyz) == 3 else None)
+    if base_rpy is not None:
+        start = replace(start, base_rpy=tuple(float(a) for a in base_rpy))
+    return start

@@ -68,7 +68,13 @@ from humanoid_sim.limits.velocity_limits import (
 )
 from humanoid_sim.model.robot_model import RobotModel, ShapeKind
 from humanoid_sim.errors import UnknownNameError
-from humanoid_sim.simulator.initial_pose import InitialPose, load_initial_poses, pose_configuration, starting_pose
+from humanoid_sim.simulator.initial_pose import (
+    InitialPose,
+    entry_pose,
+    load_initial_poses,
+    pose_configuration,
+    starting_pose,
+)
 from humanoid_sim.simulator.link_wrenches import LinkWrenches, generalized_force
 from humanoid_sim.world.assembly import WorldModel
 
@@ -278,7 +284,10 @@ class Simulator:
             degenerate = model.mass[body] == 0.0 or np.linalg.eigvalsh(model.inertia_com[body])[0] <= 0.0
             if t.ndof[body] == 1 and degenerate:
                 self._armature[t.v_index[body]] = config.massless_link_armature
-        self._joints = model.joint_v_slice  # the actuated joints' v coordinates (one robot's: contiguous)
+        try:  # the actuated joints' v coordinates: one slice for one robot, indices for several
+            self._joints = model.joint_v_slice
+        except ValueError:
+            self._joints = model.joint_v_index
         self._joint_index = np.ascontiguousarray(model.joint_v_index, dtype=np.int64)  # the same, for kernels
         self._damping = np.zeros(model.nv)  # joint damping [N m s/rad or N s/m], zero on free bodies
         self._damping[self._joints] = model.joint_dynamics.damping
@@ -336,6 +345,9 @@ class Simulator:
         # poses: None = the model's section of the bundled config/initial_poses.yaml (a missing
         # bundled file is an installation fault and raises, naming where it was looked for)
         self.poses = dict(load_initial_poses(None, model.name) if poses is None else poses)
+        # a world's later robots, each with the bundled poses of its own model (their entries place them)
+        later = world_model.robots[1:] if world_model is not None else ()
+        self._later_robots = tuple((tree, load_initial_poses(None, tree.model.name)) for tree in later)
         self._allocate_step(contacts=16, hard_rows=8)
         self._q = np.zeros(model.nq)
         self._v = np.zeros(model.nv)
@@ -364,28 +376,28 @@ class Simulator:
         cls, world_model: WorldModel, pose: str = "", config: SimulatorConfig | None = None,
         providers: Sequence[ConstraintProvider] = (), poses: dict[str, InitialPose] | None = None,
     ) -> "Simulator":
-        """A simulator of a world's robot and free objects as one model
+        """A simulator of a world's robots and free objects as one model
         (world/assembly.py), with the world's ground and static boxes as the environment
-        (replacing ``config.environment``). The robot starts in ``pose`` ("": the world's robot
-        entry's initial_pose, else as ``from_urdf`` its "stand" pose if it has one, else its
-        neutral pose resting on the ground; the entry's base_position / base_rpy override the
-        pose's base), every object at its world-file pose and twist; ``reset(pose)`` puts the
-        robot in a named pose and the objects back at their world-file pose and twist.
-        ``sim.world_model`` says where each object's body and coordinates are. Raises
-        UnknownNameError listing the robot's poses for a pose it lacks."""
+        (replacing ``config.environment``). The first robot starts in ``pose`` ("": the world's
+        robot entry's initial_pose, else as ``from_urdf`` its "stand" pose if it has one, else
+        its neutral pose resting on the ground; the entry's base_position / base_rpy override
+        the pose's base), every later robot in its entry's pose and base placement (its poses:
+        the bundled file's section of its own model's name), every object at its world-file
+        pose and twist; ``reset(pose)`` puts the first robot in a named pose, the later robots
+        in their entries' and the objects back at their world-file pose and twist.
+        ``sim.world_model`` says where each robot's and object's bodies and coordinates are.
+        Raises UnknownNameError listing the robot's poses for a pose it lacks."""
         config = dataclasses.replace(config or SimulatorConfig(), environment=world_model.world.environment())
         sim = cls(world_model.model, config, providers, poses, world_model=world_model)
         if world_model.robot is None:
             sim.reset()
             return sim
-        entry = world_model.world.robots[0] if world_model.world.robots else None
-        start = starting_pose(sim.poses, pose or (entry.initial_pose if entry else "") or "", robot=sim.model.name)
-        if entry is not None and entry.base_position is not None:
-            x, y, z = (float(c) for c in entry.base_position)
-            start = dataclasses.replace(start, base_xy=(x, y), base_z=z)
-        if entry is not None and entry.base_rpy is not None:
-            start = dataclasses.replace(start, base_rpy=tuple(float(a) for a in entry.base_rpy))
-        sim._start(start)
+        entry = world_model.robots[0].entry
+        if entry is None:
+            sim._start(starting_pose(sim.poses, pose, robot=sim.model.name))
+        else:
+            sim._start(entry_pose(sim.poses, pose or entry.initial_pose or "", entry.base_position, entry.base_rpy,
+                                  sim.model.name))  # fmt: skip
         return sim
 
     # ------------------------------------------------------------------ state
@@ -444,7 +456,12 @@ class Simulator:
         if world is None:
             self.set_state(pose_configuration(self.model, pose, env), np.zeros(self.model.nv))
         else:
-            self.set_state(*world.initial_state(pose_configuration(world.robot, pose, env)))
+            later = {
+                tree.name: pose_configuration(tree.model, entry_pose(poses, tree.entry.initial_pose or "",
+                                              tree.entry.base_position, tree.entry.base_rpy, tree.model.name), env)
+                for tree, poses in self._later_robots
+            }  # fmt: skip
+            self.set_state(*world.initial_state(pose_configuration(world.robot, pose, env), later))
 
     # ------------------------------------------------------------------ step
     def step(

@@ -2,11 +2,18 @@
 
 ``load_world(path)`` reads a world YAML file (docs/world.md; config/environment.yaml is
 one); ``World`` and its parts are frozen dataclasses validated where they are built.
-``assemble_world_model(world, robot_model)`` makes the robot and the free objects one
+``assemble_world_model(world, robot_model)`` makes the robots and the free objects one
 model of several trees for the simulator (``Simulator.from_world``).
 """
 
-from humanoid_sim.world.assembly import ObjectBody, WorldModel, assemble_world_model, load_world_robot
+from humanoid_sim.world.assembly import (
+    ObjectBody,
+    RobotTree,
+    WorldModel,
+    assemble_world_model,
+    load_world_robot,
+    load_world_robots,
+)
 from humanoid_sim.world.description import FreeObject, RobotEntry, StaticShape, World
 from humanoid_sim.world.inertia import MassProperties
 from humanoid_sim.world.loader import WorldConfigError, load_world, world_from_dict
@@ -17,6 +24,7 @@ __all__ = [
     "MassProperties",
     "ObjectBody",
     "RobotEntry",
+    "RobotTree",
     "Shape",
     "StaticShape",
     "World",
@@ -25,5 +33,6 @@ __all__ = [
     "assemble_world_model",
     "load_world",
     "load_world_robot",
+    "load_world_robots",
     "world_from_dict",
 ]

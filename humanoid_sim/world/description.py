@@ -101,10 +101,13 @@ class FreeObject:
 class RobotEntry:
     """A robot of the world.
 
-    name: the robot's name in the world (tf prefix, topics). urdf: a URDF file path, or a
+    name: the robot's name in the world (letters, digits, '_'); a later robot's links,
+    joints and frames are named ``<name>/<own name>`` in the world's model. urdf: a URDF file path, or a
     path inside the package's share directory (e.g. ``urdf/humanoid.urdf``). initial_pose:
     a pose name of config/initial_poses.yaml (checked when the robot is built), or None.
-    base_position [m] (3,) / base_rpy [rad] (3,): the base pose, overriding the pose's.
+    base_position [m]: (x, y) with the robot resting on the ground (its lowest collision point
+    at the ground's height), or (x, y, z) with the base origin at height z; base_rpy [rad]
+    (3,): the base orientation; both override the pose's.
     """
 
     name: str
@@ -117,9 +120,11 @@ class RobotEntry:
         where = f"robot {self.name!r}"
         if not self.urdf:
             raise InvalidValueError(f"{where}: urdf must name a URDF file")
-        for name in ("base_position", "base_rpy"):
-            if getattr(self, name) is not None:
-                object.__setattr__(self, name, _vector(where, name, getattr(self, name)))
+        if self.base_position is not None:
+            n = 2 if np.size(self.base_position) == 2 else 3
+            object.__setattr__(self, "base_position", _vector(where, "base_position", self.base_position, n))
+        if self.base_rpy is not None:
+            object.__setattr__(self, "base_rpy", _vector(where, "base_rpy", self.base_rpy))
 
 
 @dataclass(frozen=True, eq=False)

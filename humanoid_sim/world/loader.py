@@ -10,6 +10,7 @@ bodies) and ``robots``. Units are in the key names (``_m``, ``_rad``, ``_deg``, 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,7 @@ MATERIAL_KEYS = ("mu_d", "mu_s", "restitution")
 POSE_KEYS = ("position_m", "rpy_deg", "rpy_rad")
 STATIC_KEYS = ("material", "name", "shape", *POSE_KEYS)
 OBJECT_KEYS = (*STATIC_KEYS, "angular_velocity_rad_s", "com_m", "density_kg_m3", "inertia_kg_m2", "linear_velocity_m_s", "mass_kg")
+ROBOT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # a robot entry's name: a prefix of names
 ROBOT_KEYS = ("base_position_m", "base_rpy_deg", "base_rpy_rad", "initial_pose", "name", "urdf")
 BOX_KEYS = ("material", "name", "size_m", *POSE_KEYS)
 GROUND_KEYS = ("height_m", "material", "name")
@@ -222,7 +224,14 @@ def _robot(raw: object, index: int) -> RobotEntry:
     pose = raw.get("initial_pose")
     if pose is not None and not isinstance(pose, str):
         raise WorldConfigError(f"{where}: initial_pose must be a pose name of config/initial_poses.yaml, got {pose!r}")
-    position = _numbers(raw["base_position_m"], where, "base_position_m", 3) if "base_position_m" in raw else None
+    if not ROBOT_NAME.fullmatch(name):
+        raise WorldConfigError(
+            f"{where}: a robot's name is letters, digits and '_' (a later robot's links are named '<name>/<link>')"
+        )
+    position = None
+    if "base_position_m" in raw:
+        xy = np.size(raw["base_position_m"]) == 2
+        position = _numbers(raw["base_position_m"], where, "base_position_m (x, y or x, y, z)", 2 if xy else 3)
     rpy = _rpy(raw, where, "base_rpy_rad", "base_rpy_deg") if ("base_rpy_rad" in raw or "base_rpy_deg" in raw) else None
     return RobotEntry(name, raw["urdf"], pose, position, rpy)
 
@@ -258,6 +267,12 @@ def world_from_dict(data: Mapping[str, Any], base_dir: str | os.PathLike | None 
     static += [_static(raw, i, default, base) for i, raw in enumerate(_entries(data, "static"))]
     objects = [_object(raw, i, default, base) for i, raw in enumerate(_entries(data, "objects"))]
     robots = [_robot(raw, i) for i, raw in enumerate(_entries(data, "robots"))]
+    for i, entry in enumerate(robots):
+        if any(r.name == entry.name for r in robots[:i]):
+            raise WorldConfigError(
+                f"robot {entry.name!r} (robots[{i}]): another robot entry has this name; each robot needs its own"
+                " (a later robot's links, joints and frames are named '<name>/...')"
+            )
     try:
         return World(ground, tuple(static), tuple(objects), tuple(robots), default)
     except InvalidValueError as exc:

@@ -117,3 +117,17 @@ def wait_exit(process: subprocess.Popen, timeout: float) -> tuple[int, str, str]
     """Wait for the process to exit by itself; (exit code, stdout, stderr)."""
     process.wait(timeout=timeout)
     return (process.returncode, *_output(process))
+
+
+def sim_call(listener: Listener, srv_type: type, name: str, request: Any = None, timeout: float = 20.0) -> Any:
+    """Call the node's service ``humanoid_sim/<name>`` (the default node name) and wait for the answer."""
+    return listener.call(srv_type, f"humanoid_sim/{name}", request or srv_type.Request(), timeout=timeout)
+
+
+def sim_step(listener: Listener, steps: int, timeout: float = 60.0) -> None:
+    """``steps`` ticks of the paused node through simulation_interfaces' step_simulation; asserts they ran."""
+    from simulation_interfaces.msg import Result
+    from simulation_interfaces.srv import StepSimulation
+
+    answer = sim_call(listener, StepSimulation, "step_simulation", StepSimulation.Request(steps=steps), timeout)
+    assert answer.result.result == Result.RESULT_OK, answer.result.error_message

@@ -201,3 +201,16 @@ def test_joint_state_name_count_read_from_the_bytes(frame_id):
         assert cv.joint_state_name_count(serialize_message(msg)) == n
     with pytest.raises(ValueError, match="too short"):
         cv.joint_state_name_count(b"\x00\x01\x00\x00")
+
+
+def test_a_controller_of_one_robot_reads_its_joints_from_the_joint_states_of_several():
+    """joint_states of a world of two robots: the second robot's joints are "partner/<joint>"."""
+    msg = cv.joint_state_message(0, ["a", "b", "partner/a", "partner/b"], np.array([1.0, 2.0, 3.0, 4.0]),
+                                 np.array([5.0, 6.0, 7.0, 8.0]), np.zeros(4))  # fmt: skip
+    p, v, _ = cv.joint_arrays_from_joint_state(msg, ("b", "a"), ignore_unknown=True)
+    np.testing.assert_array_equal(p, [2.0, 1.0])
+    np.testing.assert_array_equal(v, [6.0, 5.0])
+    p, _, _ = cv.joint_arrays_from_joint_state(msg, ("partner/a",), ignore_unknown=True)
+    np.testing.assert_array_equal(p, [3.0])
+    with pytest.raises(KeyError, match="unknown joint 'partner/a'"):
+        cv.joint_arrays_from_joint_state(msg, ("a", "b"))

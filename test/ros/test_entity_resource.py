@@ -132,3 +132,24 @@ def test_a_robot_alone_carries_its_state_into_a_world_with_an_object():
     np.testing.assert_array_equal(q1[: robot.nq], q)
     np.testing.assert_array_equal(v1[: robot.nv], v)
     np.testing.assert_array_equal(q1[new.object("block").q], q0[new.object("block").q])
+
+
+def test_a_rebuild_carries_every_robots_state_over():
+    from humanoid_sim.model import load_urdf
+    from humanoid_sim.model.urdf_builder import chain_urdf
+    from humanoid_sim.world import RobotEntry, World
+
+    a, b = load_urdf(chain_urdf(2, fixed_base=True)), load_urdf(chain_urdf(3, fixed_base=True))
+    world = World(robots=(RobotEntry("a", "x.urdf"), RobotEntry("b", "x.urdf")))
+    old = assemble_world_model(world, a, [b])
+    rng = np.random.default_rng(3)
+    q, v = rng.normal(size=old.model.nq), rng.normal(size=old.model.nv)
+    new = assemble_world_model(world_with_object(world, spawned_object("", BOX, "", set(), False)), a, [b])
+    q0, v0 = new.initial_state()
+    q1, v1 = carried_state(old, q, v, new, q0, v0)
+    for before, after in zip(old.robots, new.robots):
+        np.testing.assert_array_equal(q1[after.q], q[before.q])
+        np.testing.assert_array_equal(v1[after.v], v[before.v])
+    np.testing.assert_array_equal(q1[new.object("block").q], q0[new.object("block").q])
+    with pytest.raises(ValueError, match="robot coordinates differ"):
+        carried_state(old, q, v, assemble_world_model(world, a, [a]), *assemble_world_model(world, a, [a]).initial_state())

@@ -117,3 +117,26 @@ def test_pose_rows_match_moving_transforms(rng, floating):
         assert rows is out
         np.testing.assert_allclose(rows[:, :3], X[:, :3, 3], atol=1e-12)
         np.testing.assert_allclose(rows[:, 3:], quaternions_from_rotations(X[:, :3, :3]), atol=1e-12)
+
+
+def test_a_later_robots_tree_is_prefixed_and_places_its_links_as_the_world_model(rng):
+    """tf of a world's second robot: links "r2/<link>", base under odom, and the chained
+    transforms at its own coordinates equal the world model's placement of each link."""
+    from humanoid_sim.dynamics.kinematics import frame_placement
+    from humanoid_sim.ros.link_tree import later_link_trees
+    from humanoid_sim.world import RobotEntry, World, assemble_world_model
+
+    small = load_urdf(SMALL_URDF)
+    world = World(robots=(RobotEntry("first", "x.urdf"), RobotEntry("r2", "x.urdf")))
+    wm = assemble_world_model(world, small, [small])
+    ((tree, q_part),) = later_link_trees(wm.robots[1:], [SMALL_URDF])
+    assert q_part == wm.robots[1].q
+    assert tree.root_link == "r2/base" and tree.moving_parent == ("r2/base", "r2/bracket")
+    assert {(p, c) for p, c, _ in tree.static} == {("r2/a", "r2/bracket"), ("r2/b", "r2/tip")}
+    links, _ = urdf_link_joint_names(SMALL_URDF)
+    assert set(tree.links) == {f"r2/{link}" for link in links}
+    for _ in range(3):
+        q = np.concatenate([random_q(small, rng), random_q(small, rng)])
+        ours = chain(tree, q[q_part])
+        for link in links:
+            np.testing.assert_allclose(ours[f"r2/{link}"], frame_placement(wm.model, q, f"r2/{link}"), atol=1e-12)

@@ -61,3 +61,26 @@ def test_a_missing_world_file_says_where_it_looked():
     with pytest.raises(StartupError) as caught:
         load_world_file(validate_parameters({"world": "config/worlds/nowhere.yaml"}))
     assert "nowhere.yaml" in str(caught.value)
+
+
+def test_a_world_of_two_robots_gives_both_and_the_later_ones_urdf(tmp_path):
+    from humanoid_sim.ros.sim_setup import later_robot_urdfs
+
+    p = validate_parameters({"world": "config/worlds/two_humanoids.yaml"})
+    world = load_world_file(p)
+    model, urdf = load_robot(p, world)
+    sim = make_simulator(p, model, _warn([]), world)
+    wm = sim.world_model
+    assert [t.name for t in wm.robots] == ["humanoid", "partner"] and wm.robot is model
+    assert sim.model.joint_names[model.nj :] == tuple(f"partner/{n}" for n in model.joint_names)
+    (text,) = later_robot_urdfs(wm)
+    assert text == urdf  # the same bundled humanoid
+    assert later_robot_urdfs(None) == ()
+    # a later robot whose URDF is missing: one line naming it
+    missing = tmp_path / "two.yaml"
+    missing.write_text(
+        "robots:\n  - {name: a, urdf: urdf/humanoid.urdf}\n  - {name: b, urdf: " + str(tmp_path / "none.urdf") + "}\n"
+    )
+    p = validate_parameters({"world": str(missing)})
+    with pytest.raises(StartupError, match="none.urdf"):
+        make_simulator(p, model, _warn([]), load_world_file(p))

@@ -13,6 +13,7 @@ from humanoid_sim.model import load_urdf
 from humanoid_sim.model.robot_model import JointType, ShapeKind
 from humanoid_sim.model.urdf_builder import chain_urdf
 from humanoid_sim.world import FreeObject, RobotEntry, Shape, World, assemble_world_model, load_world, load_world_robot
+from humanoid_sim.world import load_world_robots
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -38,7 +39,9 @@ def test_the_objects_follow_the_robots_bodies_and_coordinates(humanoid) -> None:
     # the robot's part is the robot model unchanged
     for name in ("parent", "joint_type", "q_index", "v_index", "mass", "com", "inertia_com", "X_parent_joint"):
         np.testing.assert_array_equal(getattr(m, name)[: humanoid.nb], getattr(humanoid, name))
-    assert m.joint_names == humanoid.joint_names and m.limits is humanoid.limits
+    assert m.joint_names == humanoid.joint_names
+    for name in ("lower", "upper", "velocity", "effort", "k_velocity"):
+        np.testing.assert_array_equal(getattr(m.limits, name), getattr(humanoid.limits, name))
     np.testing.assert_array_equal(m.joint_v_index, humanoid.joint_v_index)
     np.testing.assert_array_equal(m.gravity, humanoid.gravity)
     # the crate: a FREE root with the world file's mass properties, shape and frame
@@ -129,13 +132,12 @@ def test_a_welded_robot_keeps_its_joints_first() -> None:
     assert wm.model.floating_base is False
 
 
-def test_the_world_robot_is_loaded_from_its_entry_and_one_robot_is_the_limit(humanoid) -> None:
+def test_the_world_robots_are_loaded_from_their_entries(humanoid) -> None:
     world = load_world(REPO / "config" / "worlds" / "box_push.yaml")
     robot = load_world_robot(world)
     assert robot.name == humanoid.name and robot.body_names == humanoid.body_names
     assert load_world_robot(load_world(REPO / "config" / "worlds" / "cube_stack_5.yaml")) is None
     two = World(robots=(RobotEntry("a", "urdf/humanoid.urdf"), RobotEntry("b", "urdf/humanoid.urdf")))
-    with pytest.raises(InvalidValueError, match=r"2 robots \(a, b\); a simulated world holds one robot"):
-        load_world_robot(two)
-    with pytest.raises(InvalidValueError, match="2 robots"):
-        assemble_world_model(two, humanoid)
+    first, second = load_world_robots(two)
+    assert first.body_names == second.body_names == humanoid.body_names  # each with its own names
+    assert load_world_robot(two).body_names == humanoid.body_names
