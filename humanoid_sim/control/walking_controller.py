@@ -33,11 +33,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
 import yaml
 
+from humanoid_sim.control.external_wrench import ExternalWrench, ExternalWrenchFeedforward
 from humanoid_sim.control.footsteps import (
     Footstep,
     FootstepParams,
@@ -97,6 +98,10 @@ class WalkingConfig:
     (gives the preview servo its look-ahead); preview_time [s], zmp_weight [1/m^2],
     jerk_weight [s^6/m^2]: preview servo; footsteps: FootstepParams; com, swing_foot, torso,
     posture: TaskGains; whole_body: WholeBodyWeights; ik: IKParams.
+    joint_posture: {joint name: angle [rad]} replacing the reset posture's angle in the IK
+    null-space posture (e.g. arms reaching forward to push; empty: the reset posture);
+    external_wrench_filter: time constant [s] of the low-pass on the measured external
+    wrenches passed to ``update`` (external_wrench.ExternalWrenchFeedforward; 0: none).
     """
 
     control_dt: float = 0.002
@@ -118,8 +123,17 @@ class WalkingConfig:
     posture: TaskGains = TaskGains(100.0, 20.0, 0.01)
     whole_body: WholeBodyWeights = field(default_factory=WholeBodyWeights)
     ik: IKParams = field(default_factory=lambda: IKParams(max_step=0.05, posture_gain=0.02))
+    joint_posture: Mapping[str, float] = field(default_factory=dict)
+    external_wrench_filter: float = 0.05
 
     def __post_init__(self) -> None:
+        for name, angle in self.joint_posture.items():
+            if not (isinstance(name, str) and isinstance(angle, (int, float)) and math.isfinite(angle)):
+                raise ValueError(f"WalkingConfig.joint_posture maps joint names to finite angles [rad], "
+                                 f"got {name!r}: {angle!r}")
+        if not (math.isfinite(self.external_wrench_filter) and self.external_wrench_filter >= 0.0):
+            raise ValueError(f"WalkingConfig.external_wrench_filter must be finite and >= 0, "
+                             f"got {self.external_wrench_filter!r}")
         for name in ("control_dt", "swing_height", "preview_time", "zmp_weight", "jerk_weight"):
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0.0):
@@ -223,9 +237,14 @@ class WalkingController:
             raise ValueError(f"model {model.name!r} has a fixed base; walking needs a floating base")
         for name in (config.left_sole, config.right_sole, config.torso_frame):
             model.frame(name)  # raises KeyError listing the valid frames
+        self._joint_posture = {model.joint_index(name): float(angle)  # raises KeyError listing the joints
+                               for name, angle in config.joint_posture.items()}
         self.model = model
         self.config = config
         self.kin = TaskKinematics(model)
+        self._external = ExternalWrenchFeedforward(self.kin, config.external_wrench_filter, config.ground_height)
+        self._b = np.zeros(model.nv)  # bias forces less the external wrenches' generalised force
+        self._zmp_target = np.zeros(2)  # planned ZMP the whole-body load shares aim at
         self._ik_kin = TaskKinematics(model)  # kinematics of the IK reference configuration
         self._sole = {"left": config.left_sole, "right": config.right_sole}
         self._command = (0.0, 0.0, 0.0)
@@ -313,7 +332,11 @@ class WalkingController:
         self._planned_command = (0.0, 0.0, 0.0)
         self._q_nominal = q.copy()
         j0 = model.nq - model.nj
-        self._posture_joints = np.clip(q[j0:], self._lower, self._upper)  # as ik_step clips it
+        posture = q[j0:].copy()
+        for j, angle in self._joint_posture.items():
+            posture[j] = angle
+        self._posture_joints = np.clip(posture, self._lower, self._upper)  # as ik_step clips it
+        self._external.reset()
         self._q_ref = q.copy()
         self._t = float(t)
         self._pattern_samples = 0  # preview servo samples taken since reset (grid t_reset + k dt)
@@ -415,7 +438,8 @@ class WalkingController:
 
     # ------------------------------------------------------------------ update
     def update(self, t: float, q: np.ndarray, v: np.ndarray,
-               contact_info: Mapping[str, bool] | None = None) -> np.ndarray:
+               contact_info: Mapping[str, bool] | None = None,
+               external_wrenches: Sequence[ExternalWrench] | None = None) -> np.ndarray:
         """Joint torques (nj,) [N m] for the measured state at time t [s].
 
         q (nq,), v (nv,): measured configuration and velocity (base twist in the base frame).
@@ -424,11 +448,21 @@ class WalkingController:
         (1 - EARLY_TOUCHDOWN) of its swing into a constraint. (Dropping planned stance feet
         that report no contact was tried: a landing foot carries no load yet, so it was
         never "in contact" and the robot fell.)
+        external_wrenches: optional measured wrenches on the robot's links (an object's
+        reaction to a push; ExternalWrench: link, world point, world wrench on the robot),
+        fed forward low-pass filtered (``external_wrench_filter``): their generalised force
+        joins the whole-body dynamics and the ZMP preview servo leans the CoM into them so
+        the centre of pressure stays on the plan (external_wrench.py). None: no wrench.
         """
         self._require_reset()
         assert self._preview is not None and self._plan is not None
         cfg, model, kin = self.config, self.model, self.kin
         dt = cfg.control_dt
+        q = np.ascontiguousarray(q, dtype=float)
+        v = np.ascontiguousarray(v, dtype=float)
+        kin.update(q, v)
+        self._external.update(external_wrenches, float(t) - self._t)
+        shift = self._external.zmp_shift
         self._t = float(t)
         self._maybe_replan(t)
         if self._walking and not any(c != 0.0 for c in self._command) and t > self._plan.t_end:
@@ -449,7 +483,9 @@ class WalkingController:
                 self._pattern_samples = int(math.floor((t - self._t_reset) / dt)) + 1
                 break
             zmp_samples_nb(starts, ends, z0, z1, self._t_reset + self._pattern_samples * dt, dt, zmp_ref)
+            zmp_ref -= shift  # the cart-table ZMP that puts the centre of pressure on the plan
             self._preview.step(zmp_ref[0], zmp_ref[1:])
+            zmp_ref += shift
             self._pattern_samples += 1
             samples += 1
         cart = self._preview.state
@@ -517,10 +553,7 @@ class WalkingController:
         np.clip(q_ref_new[j0:], self._lower, self._upper, out=q_ref_new[j0:])
         self._q_ref = q_ref_new
 
-        # 3. Whole-body torques (seed 000 Eq. 23) at the measured state.
-        q = np.ascontiguousarray(q, dtype=float)
-        v = np.ascontiguousarray(v, dtype=float)
-        kin.update(q, v)
+        # 3. Whole-body torques (seed 000 Eq. 23) at the measured state (kin updated above).
         ws = kin.ws
         X, J, drift = self._X, self._J, self._drift
         frames_nb(ws.parent, ws.ndof, ws.v_index, ws.S, ws.V, ws.A, ws.R, ws.p, self._frame_bodies,
@@ -534,16 +567,19 @@ class WalkingController:
         task_J, target, weight = self._task_J, self._task_target, self._task_weight
         H_C, drift_C, w_f, w_ref = self._H_C, self._drift_C, self._wrench_weight, self._wrench_ref
         swing_row = _SIDE_INDEX[swing_side] if swing_side is not None and swing_side not in stance else -1
+        np.add(cart.zmp, shift, out=self._zmp_target)  # where the centre of pressure goes
+        np.subtract(kin.b, self._external.generalized_force, out=self._b)
         stance_idx = self._stance_index[tuple(stance)]
         wb = cfg.whole_body
         m, nc = whole_body_rows_nb(
             nv - nj, kin.com_jacobian, kin.com, kin.com_velocity, kin.com_drift, com_ref, com_vel_ref,
             com_acc_ref, self._gains, self._q_ref, q, v, X, J, drift, R_torso, torso_rate, torso_acc,
-            swing_row, X_feet, vel_ref, acc_ref, stance_idx, cart.zmp, self._weight_total, wb.wrench,
+            swing_row, X_feet, vel_ref, acc_ref, stance_idx, self._zmp_target,
+            self._weight_total - self._external.vertical_force, wb.wrench,
             task_J, target, weight, H_C, drift_C, w_f, w_ref)
         wrenches = np.empty(nc)
         tau = np.empty(nj)
-        whole_body_nb(kin.M, kin.b, H_C[:nc], drift_C[:nc], task_J[:m], target[:m], weight[:m],
+        whole_body_nb(kin.M, self._b, H_C[:nc], drift_C[:nc], task_J[:m], target[:m], weight[:m],
                       wb.acceleration, wb.torque, w_f[:nc], w_ref[:nc], nv - nj, self._qdd, wrenches, tau)
         if not np.all(np.isfinite(tau)):
             raise ValueError(f"whole-body system produced non-finite torques at t = {t:.4f} s")
