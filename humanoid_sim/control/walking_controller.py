@@ -100,8 +100,8 @@ class WalkingConfig:
     posture: TaskGains; whole_body: WholeBodyWeights; ik: IKParams.
     joint_posture: {joint name: angle [rad]} replacing the reset posture's angle in the IK
     null-space posture (e.g. arms reaching forward to push; empty: the reset posture);
-    external_wrench_filter: time constant [s] of the low-pass on the measured external
-    wrenches passed to ``update`` (external_wrench.ExternalWrenchFeedforward; 0: none).
+    external_wrench_lean_time: time constant [s] of the CoM's lean into the measured external
+    wrenches passed to ``update`` (external_wrench.ExternalWrenchFeedforward).
     """
 
     control_dt: float = 0.002
@@ -124,16 +124,16 @@ class WalkingConfig:
     whole_body: WholeBodyWeights = field(default_factory=WholeBodyWeights)
     ik: IKParams = field(default_factory=lambda: IKParams(max_step=0.05, posture_gain=0.02))
     joint_posture: Mapping[str, float] = field(default_factory=dict)
-    external_wrench_filter: float = 0.05
+    external_wrench_lean_time: float = 0.3
 
     def __post_init__(self) -> None:
         for name, angle in self.joint_posture.items():
             if not (isinstance(name, str) and isinstance(angle, (int, float)) and math.isfinite(angle)):
                 raise ValueError(f"WalkingConfig.joint_posture maps joint names to finite angles [rad], "
                                  f"got {name!r}: {angle!r}")
-        if not (math.isfinite(self.external_wrench_filter) and self.external_wrench_filter >= 0.0):
-            raise ValueError(f"WalkingConfig.external_wrench_filter must be finite and >= 0, "
-                             f"got {self.external_wrench_filter!r}")
+        if not (math.isfinite(self.external_wrench_lean_time) and self.external_wrench_lean_time > 0.0):
+            raise ValueError(f"WalkingConfig.external_wrench_lean_time must be finite and > 0, "
+                             f"got {self.external_wrench_lean_time!r}")
         for name in ("control_dt", "swing_height", "preview_time", "zmp_weight", "jerk_weight"):
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0.0):
@@ -242,9 +242,7 @@ class WalkingController:
         self.model = model
         self.config = config
         self.kin = TaskKinematics(model)
-        self._external = ExternalWrenchFeedforward(self.kin, config.external_wrench_filter, config.ground_height)
-        self._b = np.zeros(model.nv)  # bias forces less the external wrenches' generalised force
-        self._zmp_target = np.zeros(2)  # planned ZMP the whole-body load shares aim at
+        self._external = ExternalWrenchFeedforward(self.kin, config.external_wrench_lean_time, config.ground_height)
         self._ik_kin = TaskKinematics(model)  # kinematics of the IK reference configuration
         self._sole = {"left": config.left_sole, "right": config.right_sole}
         self._command = (0.0, 0.0, 0.0)
@@ -450,9 +448,9 @@ class WalkingController:
         never "in contact" and the robot fell.)
         external_wrenches: optional measured wrenches on the robot's links (an object's
         reaction to a push; ExternalWrench: link, world point, world wrench on the robot),
-        fed forward low-pass filtered (``external_wrench_filter``): their generalised force
-        joins the whole-body dynamics and the ZMP preview servo leans the CoM into them so
-        the centre of pressure stays on the plan (external_wrench.py). None: no wrench.
+        fed forward: the CoM leans into them (filtered over ``external_wrench_lean_time``)
+        so the centre of pressure stays on the footstep plan (external_wrench.py). None: no
+        wrench.
         """
         self._require_reset()
         assert self._preview is not None and self._plan is not None
@@ -462,7 +460,7 @@ class WalkingController:
         v = np.ascontiguousarray(v, dtype=float)
         kin.update(q, v)
         self._external.update(external_wrenches, float(t) - self._t)
-        shift = self._external.zmp_shift
+        external = self._external
         self._t = float(t)
         self._maybe_replan(t)
         if self._walking and not any(c != 0.0 for c in self._command) and t > self._plan.t_end:
@@ -483,9 +481,7 @@ class WalkingController:
                 self._pattern_samples = int(math.floor((t - self._t_reset) / dt)) + 1
                 break
             zmp_samples_nb(starts, ends, z0, z1, self._t_reset + self._pattern_samples * dt, dt, zmp_ref)
-            zmp_ref -= shift  # the cart-table ZMP that puts the centre of pressure on the plan
             self._preview.step(zmp_ref[0], zmp_ref[1:])
-            zmp_ref += shift
             self._pattern_samples += 1
             samples += 1
         cart = self._preview.state
@@ -494,9 +490,13 @@ class WalkingController:
         dsig = 30.0 * s * s * (1.0 - s) ** 2 if s < 1.0 else 0.0  # per second (blend over 1 s)
         ddsig = 60.0 * s * (1.0 - s) * (1.0 - 2.0 * s) if s < 1.0 else 0.0
         dz = self._com_z - self._com_z0
-        com_ref = np.array([cart.com[0], cart.com[1], self._com_z0 + sig * dz])
-        com_vel_ref = np.array([cart.com_vel[0], cart.com_vel[1], dsig * dz])
-        com_acc_ref = np.array([cart.com_acc[0], cart.com_acc[1], ddsig * dz])
+        # The CoM leans into measured external wrenches (external_wrench.py; zero without).
+        com_ref = np.array([cart.com[0] + external.lean[0], cart.com[1] + external.lean[1],
+                            self._com_z0 + sig * dz])
+        com_vel_ref = np.array([cart.com_vel[0] + external.lean_velocity[0],
+                                cart.com_vel[1] + external.lean_velocity[1], dsig * dz])
+        com_acc_ref = np.array([cart.com_acc[0] + external.lean_acceleration[0],
+                                cart.com_acc[1] + external.lean_acceleration[1], ddsig * dz])
 
         # Reference sole poses (IK targets 0, 1) with their velocities and accelerations.
         X_feet = self._ik_targets
@@ -567,19 +567,17 @@ class WalkingController:
         task_J, target, weight = self._task_J, self._task_target, self._task_weight
         H_C, drift_C, w_f, w_ref = self._H_C, self._drift_C, self._wrench_weight, self._wrench_ref
         swing_row = _SIDE_INDEX[swing_side] if swing_side is not None and swing_side not in stance else -1
-        np.add(cart.zmp, shift, out=self._zmp_target)  # where the centre of pressure goes
-        np.subtract(kin.b, self._external.generalized_force, out=self._b)
         stance_idx = self._stance_index[tuple(stance)]
         wb = cfg.whole_body
         m, nc = whole_body_rows_nb(
             nv - nj, kin.com_jacobian, kin.com, kin.com_velocity, kin.com_drift, com_ref, com_vel_ref,
             com_acc_ref, self._gains, self._q_ref, q, v, X, J, drift, R_torso, torso_rate, torso_acc,
-            swing_row, X_feet, vel_ref, acc_ref, stance_idx, self._zmp_target,
+            swing_row, X_feet, vel_ref, acc_ref, stance_idx, cart.zmp,
             self._weight_total - self._external.vertical_force, wb.wrench,
             task_J, target, weight, H_C, drift_C, w_f, w_ref)
         wrenches = np.empty(nc)
         tau = np.empty(nj)
-        whole_body_nb(kin.M, self._b, H_C[:nc], drift_C[:nc], task_J[:m], target[:m], weight[:m],
+        whole_body_nb(kin.M, kin.b, H_C[:nc], drift_C[:nc], task_J[:m], target[:m], weight[:m],
                       wb.acceleration, wb.torque, w_f[:nc], w_ref[:nc], nv - nj, self._qdd, wrenches, tau)
         if not np.all(np.isfinite(tau)):
             raise ValueError(f"whole-body system produced non-finite torques at t = {t:.4f} s")
