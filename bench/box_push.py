@@ -1,33 +1,45 @@
-"""The walking humanoid pushes a 10 kg crate with its hands (config/worlds/box_push.yaml) and
-the crate slides on the ground with friction mu_d m g.
+"""The walking humanoid pushes a 10 kg crate with its forearms (config/worlds/box_push.yaml)
+and the crate slides on the ground with friction mu_d f_z.
 
-The world: the bundled humanoid standing at the origin facing +x; a 10 kg crate 1.2 m deep,
-0.6 m wide and 1.3 m tall (a large, light packing crate) whose near face is 0.8 m in front of
-the pelvis; the ground mu_s 0.6, mu_d 0.5 (the crate's ground contacts take the ground's
-material). The crate is tall so that the robot's forearms, not its shins, meet it, and deep
-so that a push at the forearms' height (about 1.15 m) slides it rather than tipping it over
-its front edge (a uniform box pushed at height h slides while mu_d h < depth / 2).
+The scene (the choices, and why):
+- the crate: 10 kg, 1.2 m deep, 0.6 m wide, 1.3 m tall (a large, light packing crate) with
+  its near face 0.56 m in front of the pelvis. Tall, so the forearms of the robot reaching
+  forward (about 1.1 m above the ground, 0.55 m ahead of the pelvis) meet it, never the
+  shins or the feet; deep, so a push at that height slides it rather than tipping it over
+  its front edge (a uniform box pushed at height h slides while mu h < depth / 2);
+- the floor: smooth, mu_s 0.4, mu_d 0.3 (the crate's ground contacts and the robot's feet
+  take the ground's material): the crate slides against mu_d m g = 29.4 N. The walking
+  controller takes that at 0.1 m/s; at mu_d 0.4 and 0.5 (39 N, 49 N) the robot falls
+  backwards within a second of meeting the crate (``--mu-d``, see the report below);
+- the forearms against the crate: smooth gloves (SimulatorConfig.body_material mu 0.1,
+  averaged with the crate's 0.1), so the robot's lateral sway slides its forearms along the
+  crate's face instead of twisting the crate.
 
-The controller: the walking controller (config/walking.yaml) with the arms reaching forward
-(``REACH``: WalkingConfig.joint_posture, shoulders pitched forward, elbows slightly bent;
-the robot raises them while standing) and the measured reaction of the crate on the
-forearms fed forward (WalkingController.update's external_wrenches: the wrenches of the
-robot–crate contacts of the previous step, as wrist force sensors would measure them): the
-whole-body dynamics include it and the ZMP preview servo leans the CoM into the push
-(h f / (m g), about 8 cm for 49 N) so the centre of pressure stays on the footstep plan.
-Without the feed-forward (``--no-feedforward``) the robot is pushed back by the crate's
-friction moment and falls. It walks forward at ``--speed`` m/s from 0.2 s (the first step
-1.6 s later), meets the crate after about two steps and pushes it along.
+The controller: the walking controller (config/walking.yaml) with
+- the arms reaching forward (``REACH``: WalkingConfig.joint_posture, shoulders pitched
+  forward 0.8 rad, elbows bent 0.6 rad; the robot raises them while standing);
+- the measured reaction of the crate on the forearms (the wrenches of the robot–crate
+  contacts of the previous physics step, as wrist force sensors would measure them) passed
+  to WalkingController.update's ``external_wrenches``: the CoM leans into the ZMP shift
+  they cause (h f / (m g): about 4.5 cm for 29 N at 1.1 m), filtered over
+  ``external_wrench_lean_time`` (0.3 s), so the centre of pressure stays on the footstep plan.
+  Without it (``--no-feedforward``) the robot falls backwards after about a second of pushing.
+It walks forward at ``--speed`` m/s from 0.2 s (the first step 1.6 s later), its forearms
+meet the crate during the first step and it pushes the crate along, step by step.
 
-Printed: how far the crate slid; the steps in which it slid (all its ground contacts
-slipping) and over those steps the ground's tangential force on the crate divided by mu_d
-times the ground's normal force on it (1 by the method), and the normal force against m g
-(the forearms' push adds or takes a vertical part); which robot links touched the crate;
-whether the robot stayed up (pelvis above 0.6 m, only its feet on the ground); the step
-cost (simulator and controller, median per physics step) beside the machine's load.
+Printed: how far the crate slid; which robot links touched it; the steps in which it slid
+flat (all its ground contacts slipping at > 1 cm/s on this step and the one before, a
+surface contact without an impact impulse) and over those the ground's tangential force on
+the crate divided by mu_d times the ground's normal force on it (1 by the method), the
+normal force against m g (the forearms' push adds or takes a vertical part), and the cosine
+between the friction and the crate's slip velocity at the contact's centre; the other slipping steps (the first of a
+slide, the crate rocking on an edge or a corner after the forearms' impact or landing back
+flat with an impulse) with their ratio; whether the robot stayed up (pelvis above 0.6 m,
+only its feet on the ground); the step cost (simulator and controller, median per physics
+step) beside the machine's load.
 
-Usage: python bench/box_push.py [--seconds 14] [--speed 0.2] [--mu-d MU] [--no-feedforward]
-       [--self-collision]
+Usage: python bench/box_push.py [--seconds 12] [--speed 0.1] [--mu-d MU] [--lean-time S]
+       [--no-feedforward] [--self-collision]
 """
 
 from __future__ import annotations
@@ -39,6 +51,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -63,6 +76,13 @@ REACH = {"l_shoulder_pitch": -0.8, "r_shoulder_pitch": -0.8, "l_shoulder_roll": 
          "l_elbow_pitch": -0.6, "r_elbow_pitch": -0.6}
 
 
+def slip_velocity(q: np.ndarray, v: np.ndarray, point: np.ndarray) -> np.ndarray:
+    """Horizontal velocity (2,) [m/s], world axes, of the free body's material point at ``point``
+    (world [m]) from its q (position, quaternion x y z w) and twist v (body axes)."""
+    R = Rotation.from_quat(q[3:7]).as_matrix()
+    return (R @ v[:3] + np.cross(R @ v[3:], point - q[:3]))[:2]
+
+
 def robot_crate_wrenches(contacts, robot_nb: int, crate_body: int) -> list[ExternalWrench]:
     """The crate's wrenches on the robot's links from a step's contact reports (the wrench of
     a two-body contact acts on ``body``, its opposite on ``other_body``), at the contact
@@ -81,6 +101,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=12.0)
     parser.add_argument("--speed", type=float, default=0.1)
     parser.add_argument("--mu-d", type=float, default=None, help="the ground's mu_d (and mu_s = mu_d + 0.1)")
+    parser.add_argument("--lean-time", type=float, default=None, help="WalkingConfig.external_wrench_lean_time [s]")
     parser.add_argument("--no-feedforward", action="store_true", help="do not feed the crate's reaction forward")
     parser.add_argument("--self-collision", action="store_true")
     args = parser.parse_args()
@@ -94,6 +115,8 @@ def main() -> None:
     crate = wm.object("crate")
     mass, mu_d = crate.description.mass, world.ground.material.mu_d
     config = dataclasses.replace(load_walking_config(REPO / "config" / "walking.yaml"), joint_posture=REACH)
+    if args.lean_time is not None:
+        config = dataclasses.replace(config, external_wrench_lean_time=args.lean_time)
     ctrl = WalkingController(wm.robot, config)
     nq, nv = wm.robot_nq, wm.robot_nv
     ctrl.reset(sim.q[:nq], sim.v[:nv], sim.t)
@@ -126,7 +149,7 @@ def main() -> None:
         contact_info = {"l_sole": fz["l_foot"] > 20.0, "r_sole": fz["r_foot"] > 20.0}
         if r.q[2] < PELVIS_MIN:
             fell = fell or f"pelvis at {r.q[2]:.3f} m at t = {r.t:.3f} s"
-        velocity = r.v[crate.v][:2]  # the crate's linear velocity (world axes)
+        velocity = slip_velocity(r.q[crate.q], r.v[crate.v], ground[0].origin if ground else r.q[crate.q][:3])
         sliding = bool(ground) and not any(c.sticking for c in ground) and np.linalg.norm(velocity) > SLIDING
         if sliding:
             f = sum(c.wrench_world[:3] for c in ground)
@@ -150,7 +173,7 @@ def main() -> None:
         ratios, normals = np.array(ratios), np.array(normals)
         print(f"  ground friction on the crate / (mu_d f_z): min {ratios.min():.6f}, max {ratios.max():.6f}")
         print(f"  ground normal force / (m g): min {normals.min():.4f}, max {normals.max():.4f}, mean {normals.mean():.4f}")
-        print(f"  friction / (mu_d m g): mean {np.mean(ratios * normals):.4f}; cosine of friction and crate velocity: "
+        print(f"  friction / (mu_d m g): mean {np.mean(ratios * normals):.4f}; cosine of friction and slip velocity: "
               f"max {max(opposing):.6f} (-1: opposed)")
     if others:
         print(f"  other slipping steps (the first of a slide, the crate rocking on an edge or a corner after the "

@@ -18,9 +18,12 @@ acceleration [m/s^2] join the planned CoM's. ``vertical_force`` [N] is the verti
 force the wrenches carry (first-order filtered with the same time constant; the feet carry
 m g less it).
 
-The wrenches' generalised force is not added to the whole-body dynamics: against a rigid
-contact (a crate held by static friction) a measured force fed forward into the joint
-torques pushes harder, measures more and runs away.
+``base_force`` (6,) is the floating base's part of the wrenches' generalised force Σ Jᵢᵀ wᵢ
+(first-order filtered): the whole-body solve adds it to the base rows of the dynamics, so
+the contact wrenches it plans carry the push (the feet's friction and centre of pressure
+balance it). Its joint part is left out: against a rigid contact (a crate held by static
+friction) the arms' torques compensating a measured force push harder, measure more and
+run away.
 
 Frames: world axes, z up; points in the world [m]; wrenches act on the robot (the object's
 reaction, not the robot's push).
@@ -34,6 +37,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from humanoid_sim.control.task_kinematics import TaskKinematics
+from humanoid_sim.dynamics import kernels
 
 __all__ = ["ExternalWrench", "ExternalWrenchFeedforward"]
 
@@ -54,7 +58,7 @@ class ExternalWrenchFeedforward:
 
     time_constant [s] (> 0). ``update`` once per control tick after the TaskKinematics of
     the measured state is updated; then read ``lean``, ``lean_velocity``,
-    ``lean_acceleration`` (2,) and ``vertical_force``."""
+    ``lean_acceleration`` (2,), ``vertical_force`` and ``base_force`` (6,)."""
 
     def __init__(self, kin: TaskKinematics, time_constant: float, ground_height: float) -> None:
         if not (math.isfinite(time_constant) and time_constant > 0.0):
@@ -67,6 +71,9 @@ class ExternalWrenchFeedforward:
         self.lean_velocity = np.zeros(2)
         self.lean_acceleration = np.zeros(2)
         self.vertical_force = 0.0
+        self.base_force = np.zeros(6)
+        self._base_rows = np.zeros(6)
+        self._J = np.zeros((6, kin.model.nv))
         self._point = np.zeros(3)
         self._weight = kin.total_mass * float(-kin.model.gravity[2])
 
@@ -77,6 +84,7 @@ class ExternalWrenchFeedforward:
         self.lean_velocity[:] = 0.0
         self.lean_acceleration[:] = 0.0
         self.vertical_force = 0.0
+        self.base_force[:] = 0.0
 
     def update(self, wrenches: Sequence[ExternalWrench] | None, dt: float) -> None:
         """Fold the wrenches measured now into the lean; dt [s]: time since the last update
@@ -84,13 +92,18 @@ class ExternalWrenchFeedforward:
         point that is not finite, KeyError (listing the frames) for an unknown link."""
         com = self.kin.com
         sx = sy = fz_total = 0.0
+        raw = self._base_rows
+        raw[:] = 0.0
+        ws = self.kin.ws
         for w in wrenches or ():
-            self.kin.model.frame(w.link)  # raises KeyError listing the valid frames
             wrench = np.asarray(w.wrench, dtype=float)
             self._point[:] = w.point
             if wrench.shape != (6,) or not (np.all(np.isfinite(wrench)) and np.all(np.isfinite(self._point))):
                 raise ValueError(f"external wrench on {w.link!r} must be 6 finite numbers at a finite point, "
                                  f"got {wrench.tolist()} at {self._point.tolist()}")
+            body = self.kin.model.frame(w.link).body
+            kernels.point_jacobian_into(ws.parent, ws.ndof, ws.v_index, ws.S, body, self._point, self._J)
+            raw += self._J[:, :6].T @ wrench
             fx, fy, fz, nx, ny = wrench[0], wrench[1], wrench[2], wrench[3], wrench[4]
             h = self._point[2] - self.ground_height
             sx += h * fx - (self._point[0] - com[0]) * fz + ny
@@ -107,3 +120,4 @@ class ExternalWrenchFeedforward:
         self.lean_velocity += dt * self.lean_acceleration
         self.lean += dt * self.lean_velocity
         self.vertical_force += a * (fz_total - self.vertical_force)
+        self.base_force += a * (raw - self.base_force)

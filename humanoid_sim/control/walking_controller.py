@@ -243,6 +243,7 @@ class WalkingController:
         self.config = config
         self.kin = TaskKinematics(model)
         self._external = ExternalWrenchFeedforward(self.kin, config.external_wrench_lean_time, config.ground_height)
+        self._b = np.zeros(model.nv)  # bias forces less the external wrenches' part on the base
         self._ik_kin = TaskKinematics(model)  # kinematics of the IK reference configuration
         self._sole = {"left": config.left_sole, "right": config.right_sole}
         self._command = (0.0, 0.0, 0.0)
@@ -449,8 +450,8 @@ class WalkingController:
         external_wrenches: optional measured wrenches on the robot's links (an object's
         reaction to a push; ExternalWrench: link, world point, world wrench on the robot),
         fed forward: the CoM leans into them (filtered over ``external_wrench_lean_time``)
-        so the centre of pressure stays on the footstep plan (external_wrench.py). None: no
-        wrench.
+        so the centre of pressure stays on the footstep plan, and their part on the floating
+        base joins the whole-body dynamics (external_wrench.py). None: no wrench.
         """
         self._require_reset()
         assert self._preview is not None and self._plan is not None
@@ -577,7 +578,10 @@ class WalkingController:
             task_J, target, weight, H_C, drift_C, w_f, w_ref)
         wrenches = np.empty(nc)
         tau = np.empty(nj)
-        whole_body_nb(kin.M, kin.b, H_C[:nc], drift_C[:nc], task_J[:m], target[:m], weight[:m],
+        n_base = nv - nj
+        self._b[:] = kin.b
+        self._b[:n_base] -= self._external.base_force[:n_base]  # the push on the floating base
+        whole_body_nb(kin.M, self._b, H_C[:nc], drift_C[:nc], task_J[:m], target[:m], weight[:m],
                       wb.acceleration, wb.torque, w_f[:nc], w_ref[:nc], nv - nj, self._qdd, wrenches, tau)
         if not np.all(np.isfinite(tau)):
             raise ValueError(f"whole-body system produced non-finite torques at t = {t:.4f} s")
