@@ -1,4 +1,4 @@
-"""The walking humanoid pushes a 10 kg crate with its forearms (config/worlds/box_push.yaml)
+"""The walking humanoid pushes a 10 kg crate with its forearms (config/worlds/crate_push.yaml)
 and the crate slides on the ground with friction mu_d f_z.
 
 The scene (the choices, and why):
@@ -109,7 +109,7 @@ def main() -> None:
     parser.add_argument("--no-feedforward", action="store_true", help="do not feed the crate's reaction forward")
     parser.add_argument("--self-collision", action="store_true")
     args = parser.parse_args()
-    world = load_world(REPO / "config" / "worlds" / "box_push.yaml")
+    world = load_world(REPO / "config" / "worlds" / "crate_push.yaml")
     if args.mu_d is not None:
         ground = dataclasses.replace(world.ground, material=Material(args.mu_d + 0.1, args.mu_d, 0.0))
         world = dataclasses.replace(world, ground=ground)

@@ -1,5 +1,5 @@
 """The walking controller's robot walks into a 10 kg crate and pushes it along with its
-forearms (config/worlds/box_push.yaml; bench/box_push.py prints the figures).
+forearms (config/worlds/crate_push.yaml; bench/box_push.py prints the figures).
 
 The robot reaches forward (WalkingConfig.joint_posture) and walks at 0.1 m/s; the crate's
 reaction on its forearms, read from the step's contact reports, is fed forward
@@ -39,7 +39,7 @@ def slip_velocity(q: np.ndarray, v: np.ndarray, point: np.ndarray) -> np.ndarray
 
 
 def test_walking_robot_pushes_a_crate_that_slides_with_dynamic_friction():
-    world = load_world(ROOT / "config" / "worlds" / "box_push.yaml")
+    world = load_world(ROOT / "config" / "worlds" / "crate_push.yaml")
     wm = assemble_world_model(world, load_world_robot(world))
     sim = Simulator.from_world(wm, config=SimulatorConfig(dt=1e-3, body_material=Material(0.1, 0.1, 0.0)))
     crate = wm.object("crate")
