@@ -33,11 +33,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
 import yaml
 
+from humanoid_sim.control.external_wrench import ExternalWrench, ExternalWrenchFeedforward
 from humanoid_sim.control.footsteps import (
     Footstep,
     FootstepParams,
@@ -97,6 +98,10 @@ class WalkingConfig:
     (gives the preview servo its look-ahead); preview_time [s], zmp_weight [1/m^2],
     jerk_weight [s^6/m^2]: preview servo; footsteps: FootstepParams; com, swing_foot, torso,
     posture: TaskGains; whole_body: WholeBodyWeights; ik: IKParams.
+    joint_posture: {joint name: angle [rad]} replacing the reset posture's angle in the IK
+    null-space posture (e.g. arms reaching forward to push; empty: the reset posture);
+    external_wrench_lean_time: time constant [s] of the CoM's lean into the measured external
+    wrenches passed to ``update`` (external_wrench.ExternalWrenchFeedforward).
     """
 
     control_dt: float = 0.002
@@ -118,8 +123,17 @@ class WalkingConfig:
     posture: TaskGains = TaskGains(100.0, 20.0, 0.01)
     whole_body: WholeBodyWeights = field(default_factory=WholeBodyWeights)
     ik: IKParams = field(default_factory=lambda: IKParams(max_step=0.05, posture_gain=0.02))
+    joint_posture: Mapping[str, float] = field(default_factory=dict)
+    external_wrench_lean_time: float = 0.3
 
     def __post_init__(self) -> None:
+        for name, angle in self.joint_posture.items():
+            if not (isinstance(name, str) and isinstance(angle, (int, float)) and math.isfinite(angle)):
+                raise ValueError(f"WalkingConfig.joint_posture maps joint names to finite angles [rad], "
+                                 f"got {name!r}: {angle!r}")
+        if not (math.isfinite(self.external_wrench_lean_time) and self.external_wrench_lean_time > 0.0):
+            raise ValueError(f"WalkingConfig.external_wrench_lean_time must be finite and > 0, "
+                             f"got {self.external_wrench_lean_time!r}")
         for name in ("control_dt", "swing_height", "preview_time", "zmp_weight", "jerk_weight"):
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0.0):
@@ -223,9 +237,13 @@ class WalkingController:
             raise ValueError(f"model {model.name!r} has a fixed base; walking needs a floating base")
         for name in (config.left_sole, config.right_sole, config.torso_frame):
             model.frame(name)  # raises KeyError listing the valid frames
+        self._joint_posture = {model.joint_index(name): float(angle)  # raises KeyError listing the joints
+                               for name, angle in config.joint_posture.items()}
         self.model = model
         self.config = config
         self.kin = TaskKinematics(model)
+        self._external = ExternalWrenchFeedforward(self.kin, config.external_wrench_lean_time, config.ground_height)
+        self._b = np.zeros(model.nv)  # bias forces less the external wrenches' part on the base
         self._ik_kin = TaskKinematics(model)  # kinematics of the IK reference configuration
         self._sole = {"left": config.left_sole, "right": config.right_sole}
         self._command = (0.0, 0.0, 0.0)
@@ -313,7 +331,11 @@ class WalkingController:
         self._planned_command = (0.0, 0.0, 0.0)
         self._q_nominal = q.copy()
         j0 = model.nq - model.nj
-        self._posture_joints = np.clip(q[j0:], self._lower, self._upper)  # as ik_step clips it
+        posture = q[j0:].copy()
+        for j, angle in self._joint_posture.items():
+            posture[j] = angle
+        self._posture_joints = np.clip(posture, self._lower, self._upper)  # as ik_step clips it
+        self._external.reset()
         self._q_ref = q.copy()
         self._t = float(t)
         self._pattern_samples = 0  # preview servo samples taken since reset (grid t_reset + k dt)
@@ -415,7 +437,8 @@ class WalkingController:
 
     # ------------------------------------------------------------------ update
     def update(self, t: float, q: np.ndarray, v: np.ndarray,
-               contact_info: Mapping[str, bool] | None = None) -> np.ndarray:
+               contact_info: Mapping[str, bool] | None = None,
+               external_wrenches: Sequence[ExternalWrench] | None = None) -> np.ndarray:
         """Joint torques (nj,) [N m] for the measured state at time t [s].
 
         q (nq,), v (nv,): measured configuration and velocity (base twist in the base frame).
@@ -424,11 +447,21 @@ class WalkingController:
         (1 - EARLY_TOUCHDOWN) of its swing into a constraint. (Dropping planned stance feet
         that report no contact was tried: a landing foot carries no load yet, so it was
         never "in contact" and the robot fell.)
+        external_wrenches: optional measured wrenches on the robot's links (an object's
+        reaction to a push; ExternalWrench: link, world point, world wrench on the robot),
+        fed forward: the CoM leans into them (filtered over ``external_wrench_lean_time``)
+        so the centre of pressure stays on the footstep plan, and their part on the floating
+        base joins the whole-body dynamics (external_wrench.py). None: no wrench.
         """
         self._require_reset()
         assert self._preview is not None and self._plan is not None
         cfg, model, kin = self.config, self.model, self.kin
         dt = cfg.control_dt
+        q = np.ascontiguousarray(q, dtype=float)
+        v = np.ascontiguousarray(v, dtype=float)
+        kin.update(q, v)
+        self._external.update(external_wrenches, float(t) - self._t)
+        external = self._external
         self._t = float(t)
         self._maybe_replan(t)
         if self._walking and not any(c != 0.0 for c in self._command) and t > self._plan.t_end:
@@ -458,9 +491,13 @@ class WalkingController:
         dsig = 30.0 * s * s * (1.0 - s) ** 2 if s < 1.0 else 0.0  # per second (blend over 1 s)
         ddsig = 60.0 * s * (1.0 - s) * (1.0 - 2.0 * s) if s < 1.0 else 0.0
         dz = self._com_z - self._com_z0
-        com_ref = np.array([cart.com[0], cart.com[1], self._com_z0 + sig * dz])
-        com_vel_ref = np.array([cart.com_vel[0], cart.com_vel[1], dsig * dz])
-        com_acc_ref = np.array([cart.com_acc[0], cart.com_acc[1], ddsig * dz])
+        # The CoM leans into measured external wrenches (external_wrench.py; zero without).
+        com_ref = np.array([cart.com[0] + external.lean[0], cart.com[1] + external.lean[1],
+                            self._com_z0 + sig * dz])
+        com_vel_ref = np.array([cart.com_vel[0] + external.lean_velocity[0],
+                                cart.com_vel[1] + external.lean_velocity[1], dsig * dz])
+        com_acc_ref = np.array([cart.com_acc[0] + external.lean_acceleration[0],
+                                cart.com_acc[1] + external.lean_acceleration[1], ddsig * dz])
 
         # Reference sole poses (IK targets 0, 1) with their velocities and accelerations.
         X_feet = self._ik_targets
@@ -517,10 +554,7 @@ class WalkingController:
         np.clip(q_ref_new[j0:], self._lower, self._upper, out=q_ref_new[j0:])
         self._q_ref = q_ref_new
 
-        # 3. Whole-body torques (seed 000 Eq. 23) at the measured state.
-        q = np.ascontiguousarray(q, dtype=float)
-        v = np.ascontiguousarray(v, dtype=float)
-        kin.update(q, v)
+        # 3. Whole-body torques (seed 000 Eq. 23) at the measured state (kin updated above).
         ws = kin.ws
         X, J, drift = self._X, self._J, self._drift
         frames_nb(ws.parent, ws.ndof, ws.v_index, ws.S, ws.V, ws.A, ws.R, ws.p, self._frame_bodies,
@@ -539,11 +573,15 @@ class WalkingController:
         m, nc = whole_body_rows_nb(
             nv - nj, kin.com_jacobian, kin.com, kin.com_velocity, kin.com_drift, com_ref, com_vel_ref,
             com_acc_ref, self._gains, self._q_ref, q, v, X, J, drift, R_torso, torso_rate, torso_acc,
-            swing_row, X_feet, vel_ref, acc_ref, stance_idx, cart.zmp, self._weight_total, wb.wrench,
+            swing_row, X_feet, vel_ref, acc_ref, stance_idx, cart.zmp,
+            self._weight_total - self._external.vertical_force, wb.wrench,
             task_J, target, weight, H_C, drift_C, w_f, w_ref)
         wrenches = np.empty(nc)
         tau = np.empty(nj)
-        whole_body_nb(kin.M, kin.b, H_C[:nc], drift_C[:nc], task_J[:m], target[:m], weight[:m],
+        n_base = nv - nj
+        self._b[:] = kin.b
+        self._b[:n_base] -= self._external.base_force[:n_base]  # the push on the floating base
+        whole_body_nb(kin.M, self._b, H_C[:nc], drift_C[:nc], task_J[:m], target[:m], weight[:m],
                       wb.acceleration, wb.torque, w_f[:nc], w_ref[:nc], nv - nj, self._qdd, wrenches, tau)
         if not np.all(np.isfinite(tau)):
             raise ValueError(f"whole-body system produced non-finite torques at t = {t:.4f} s")
