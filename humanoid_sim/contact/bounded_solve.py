@@ -31,7 +31,9 @@ block keeps f_z, moves p_v to the nearest point of the hull, and scales f_t and 
 their bounds; the Gauss-Seidel sweeps stop when no force changes by more than ``tol``
 relative to the largest one, or no row's acceleration (B + ε I) λ by more than ``tol``
 relative to the largest |r| (plus one), or after ``max_sweeps``. Each step starts from the
-previous step's forces of the same contacts and rows (the caller's warm start).
+previous step's forces of the same contacts and rows (the caller's warm start). The result
+is the best multiple α λ (0 <= α <= 1) of the last iterate, so that it is never worse than
+no force (bounded_solve_nb).
 """
 
 from __future__ import annotations
@@ -257,6 +259,21 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam) -> int:
         # no motion and which the next steps' warm starts go on converging)
         if change <= tol * (1.0 + largest) or moved <= tol * (1.0 + r_max):
             break
+    # The best multiple of the final iterate: α λ stays in K for 0 <= α <= 1 (every block is
+    # a cone, or a box about 0), and f(α λ) = ½ α² λᵀ(B + ε I)λ - α λᵀ r is least at
+    # α = λᵀ r / λᵀ(B + ε I)λ. At the minimiser α = 1; for an iterate the sweeps left short of
+    # it (their cap, or a block projection that is not the Euclidean one), α < 1 returns forces
+    # that never do worse than no force at all (f <= 0): an impulse that takes kinetic energy
+    # out, never one that puts it in.
+    quad = 0.0
+    lin = 0.0
+    for a in range(k):
+        quad += lam[a] * w[a]
+        lin += lam[a] * r[a]
+    if quad > 0.0 and lin < quad:
+        alpha = max(0.0, lin / quad)
+        for a in range(k):
+            lam[a] *= alpha
     for i in range(nv):
         s = 0.0
         for j in range(k):
