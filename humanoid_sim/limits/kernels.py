@@ -387,7 +387,7 @@ def group_rotation_nb(R_zero, axes, R_reference, q_group):  # pragma: no cover -
 @njit(cache=True)
 def rows_screen_nb(
     q, v, stop_q, stop_v, stop_lower, stop_upper, band, lookahead,
-    g_q, g_R_zero, g_axes, g_R_reference, g_a, g_e1, g_e2, g_n, g_samples, g_reach, g_lo_max, g_hi_min,
+    g_q, g_v, g_R_zero, g_axes, g_R_reference, g_a, g_e1, g_e2, g_n, g_samples, g_reach, g_lo_max, g_hi_min,
 ):  # pragma: no cover - compiled
     """True when provably no limit row is active at (q, v) (the cheap path of
     RangeOfMotionProvider.rows); False when some row may be active (then the exact rows).
@@ -398,7 +398,8 @@ def rows_screen_nb(
     [g_lo_max, g_hi_min] (Eq. 3.16-3.17 blend limits of the control points and the centre).
     With a look-ahead the band widens by what the rows' rates can close in that time, bounded
     as group_rows_nb bounds them: the swing row's rate by |ṡ|, the twist rows' by
-    |ψ̇| + TWIST_LIMIT_SLOPE_CAP |ṡ|. (A joint's v index is its q index less nq - nv.)
+    |ψ̇| + TWIST_LIMIT_SLOPE_CAP |ṡ|. g_q, g_v (G, 3): each group's joints' q and v indices
+    (in a world of several trees they differ by more than nq - nv).
     Groups are padded to the largest control-point count; g_n holds each group's count.
     """
     for i in range(stop_q.shape[0]):
@@ -411,11 +412,10 @@ def rows_screen_nb(
         return True
     qg = np.empty(3)
     qdg = np.empty(3)
-    v_offset = q.shape[0] - v.shape[0]
     for g in range(ng):
         for k in range(3):
             qg[k] = q[g_q[g, k]]
-            qdg[k] = v[g_q[g, k] - v_offset]
+            qdg[k] = v[g_v[g, k]]
         R_rel, J = group_rotation_nb(g_R_zero[g], g_axes[g], g_R_reference[g], qg)
         _, _, psi, sx, sy = swing_twist_angles_nb(R_rel, g_a[g], g_e1[g], g_e2[g])
         swing_band = band

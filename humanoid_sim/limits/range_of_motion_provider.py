@@ -99,6 +99,7 @@ class RangeOfMotionProvider:
         nmax = max([len(k.group.boundary.coefficients) for k in self.groups], default=1)
         smax = max([k.group.boundary.samples.shape[1] for k in self.groups], default=1)
         g_q = np.zeros((G, 3), np.int64)
+        g_v = np.zeros((G, 3), np.int64)
         R_zero, axes, R_ref = np.zeros((G, 3, 3, 3)), np.zeros((G, 3, 3)), np.zeros((G, 3, 3))
         a, e1, e2 = np.zeros((G, 3)), np.zeros((G, 3)), np.zeros((G, 3))
         g_n = np.zeros(G, np.int64)
@@ -108,6 +109,7 @@ class RangeOfMotionProvider:
             grp, bnd = kin.group, kin.group.boundary
             n, s = bnd.coefficients.shape[0], bnd.samples.shape[1]
             g_q[i] = kin.q_index
+            g_v[i] = kin.v_index
             R_zero[i], axes[i], R_ref[i] = kin.R_zero, kin.axes, kin.R_reference
             a[i], e1[i], e2[i] = grp.twist_axis, grp.zero_azimuth_axis, grp.azimuth_axis_2
             g_n[i] = n
@@ -125,7 +127,7 @@ class RangeOfMotionProvider:
             hi_min[i] = min(float(np.min(bnd.twist_upper)), float(bnd.centre_twist[1]))
         return (
             self._stop_q, self._stop_v, np.ascontiguousarray(self._stop_lower, dtype=float),
-            np.ascontiguousarray(self._stop_upper, dtype=float), g_q, R_zero, axes, R_ref, a, e1, e2, g_n,
+            np.ascontiguousarray(self._stop_upper, dtype=float), g_q, g_v, R_zero, axes, R_ref, a, e1, e2, g_n,
             samples, reach, lo_max, hi_min,
         )  # fmt: skip
 

@@ -71,3 +71,32 @@ def test_rows_with_lookahead_match_evaluate(humanoid_provider, rng):
         q[7:] += rng.normal(0.0, 0.5, model.nj)
         v = rng.normal(0.0, 3.0, model.nv)
         assert ahead.rows(q, v).names == ahead.evaluate(q, v).names
+
+
+
+def test_screen_in_a_world_of_several_trees_is_the_robots_alone(humanoid_provider, rng):
+    """With a free object after the robot, a joint's v index is not its q index less nq - nv:
+    the look-ahead screen of the robot in the world reads its groups' own velocities, so it
+    decides exactly as for the robot alone (reading v at q index - (nq - nv) differs here in
+    about 3 % of the states)."""
+    from humanoid_sim.world import assemble_world_model, load_world
+
+    robot, _, _ = humanoid_provider
+    config = load_range_of_motion(REPO / "config" / "range_of_motion.yaml")
+    wm = assemble_world_model(load_world(REPO / "config" / "worlds" / "box_push.yaml"), robot)
+    alone = RangeOfMotionProvider(robot, config, lookahead=0.05)
+    in_world = RangeOfMotionProvider(wm.model, config, lookahead=0.05)
+    assert wm.model.nq - wm.model.nv == 2 and len(in_world.groups) == 4
+    q_world = Simulator.from_world(wm).q
+    groups_q = np.concatenate([k.q_index for k in alone.groups])
+    clear = 0
+    for _ in range(1500):
+        q = q_world[: robot.nq].copy()
+        q[groups_q] += rng.normal(0.0, 0.2, len(groups_q))
+        v = rng.normal(0.0, 1.0, robot.nv)
+        qw, vw = q_world.copy(), np.zeros(wm.model.nv)
+        qw[: robot.nq], vw[: robot.nv] = q, v
+        verdict = _screen(alone, q, v)
+        assert _screen(in_world, qw, vw) == verdict
+        clear += verdict
+    assert 10 < clear < 1490  # both verdicts were exercised
