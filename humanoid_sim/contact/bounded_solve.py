@@ -263,8 +263,9 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam) -> int:
     # a cone, or a box about 0), and f(α λ) = ½ α² λᵀ(B + ε I)λ - α λᵀ r is least at
     # α = λᵀ r / λᵀ(B + ε I)λ. At the minimiser α = 1; for an iterate the sweeps left short of
     # it (their cap, or a block projection that is not the Euclidean one), α < 1 returns forces
-    # that never do worse than no force at all (f <= 0): an impulse that takes kinetic energy
-    # out, never one that puts it in.
+    # that never do worse than no force at all (f <= 0). An impulse changes the kinetic energy
+    # by f + λᵀ rhs: with no restitution and no speculative target (rhs = 0) it takes energy
+    # out, never puts it in.
     quad = 0.0
     lin = 0.0
     for a in range(k):
