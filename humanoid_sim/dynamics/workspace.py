@@ -94,6 +94,11 @@ class DynamicsWorkspace:
         )  # fmt: skip
         self._factored = False
 
+    def buffers_changed(self) -> None:
+        """Say that the buffers were filled for a new (q, v) by a compiled caller (the
+        simulator's step): the articulated-body factors are computed again when next needed."""
+        self._factored = False
+
     def _factor(self) -> None:
         if not self._factored:
             try:

@@ -297,7 +297,6 @@ class Simulator:
         # the joint's effective inertia (icub's 1 N m s/rad wrists and neck: D dt / m ~ 1e2
         # at 1 ms); implicit damping is stable for any D and still dissipates.
         self._diagonal = self._armature + config.dt * self._damping
-        self._diagonal_index = np.flatnonzero(self._diagonal)
         self._stage = stage_work(t, self._diagonal)
         # velocity limits: the actuator effort is limited by the safety-controller rule at the end
         # of the step, all joints at once (limits/velocity_limits.py); only where a joint has one
@@ -480,7 +479,7 @@ class Simulator:
         releases, slipping, spinning, area reductions, joint stops and the bounded solve
         (contact/step_kernel.py).
         """
-        model, ws = self.model, self.ws
+        model = self.model
         q, v = self._q, self._v
         nj = model.nj
         if tau is None:
@@ -503,8 +502,7 @@ class Simulator:
 
         # the workspace at (q, v) and M's Cholesky factor, once per step: the velocity-limit
         # rule and the step share it
-        ws._factored = False  # the workspace's articulated-body factors are of an older q
-        if not update_dynamics_nb(self._data, q, v):
+        if not self._update_dynamics(q, v):
             raise SimulationError("mass matrix is not positive definite or not finite (massless subtree?)")
         if self._velocity_rule is not None:
             tau_j = self._limit_velocity(tau_j, ext)
@@ -524,12 +522,10 @@ class Simulator:
         if soft_force is not None:
             tau_full += soft_force
         n_hard = hard_map[-1][0] + len(hard_map[-1][1]) if hard_map else 0
-        factored = True
         while True:
-            status = step_nb(self._data, q, v, tau_full, n_hard, factored)
+            status = step_nb(self._data, q, v, tau_full, n_hard, True)
             if status != CAPACITY:
                 break
-            factored = False
             # a table was too small: larger ones, the workspace again at (q, v), the same step
             self._allocate_step(2 * len(self._tables[0].body), 2 * len(self._hard.drift))
             self._provider_rows(rows, v)
@@ -540,12 +536,12 @@ class Simulator:
             raise SimulationError(f"step at t = {self._t:.6f} s produced a non-finite state")
         return self._result(tau_j, rows, hard_map)
 
-    def _update_dynamics(self, q: np.ndarray, v: np.ndarray) -> None:
+    def _update_dynamics(self, q: np.ndarray, v: np.ndarray) -> bool:
         """The workspace at (q, v), with the armature and the implicit damping dt D on the
-        diagonal of M."""
-        self.ws.update(q, v)
-        idx = self._diagonal_index
-        self.ws.M[idx, idx] += self._diagonal[idx]
+        diagonal of M, and M's Cholesky factor (the step's bundles; one compiled call).
+        False when M is not positive definite."""
+        self.ws.buffers_changed()
+        return update_dynamics_nb(self._data, q, v)
 
     def _limit_velocity(self, tau_j: np.ndarray, ext: np.ndarray | None) -> np.ndarray:
         """The applied efforts (nj,): tau_j limited by the velocity-limit rule evaluated at the
