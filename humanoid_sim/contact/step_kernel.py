@@ -62,13 +62,15 @@ from humanoid_sim.contact.kernels import (
     signed_distance_nb,
     zmp_nb,
 )
+from humanoid_sim.contact.methods import CAPACITY, NONFINITE, OK, PENALTY_VOLUME, RELAXED_QP, SINGULAR
 from humanoid_sim.contact.pair_contacts import collide_pairs_nb
+from humanoid_sim.contact.penalty_volume import penalty_volume_nb
+from humanoid_sim.contact.relaxed_qp import relaxed_qp_nb
 from humanoid_sim.dynamics.integrator import held_forces_nb, rk4_step_nb
 from humanoid_sim.dynamics.kernels import rnea_nb, update_all_nb, velocities_nb
 
 __all__ = ["CAPACITY", "NONFINITE", "OK", "SINGULAR", "speculative_band_nb", "step_nb", "update_dynamics_nb"]
 
-OK, CAPACITY, SINGULAR, NONFINITE = 0, 1, 2, 3
 
 VX, VY, VZ, WX, WY, WZ = 0, 1, 2, 3, 4, 5
 POINT, LINE, SURFACE = 1, 2, 3
@@ -1125,8 +1127,6 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
     st_ = d.statics
     det = d.detection
     out = d.out
-    s = d.solve
-    hard = d.hard
     counts = out.counts[0]
     nv = v.shape[0]
     dt = par.dt
@@ -1135,7 +1135,7 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
     counts.bounded = 0
     counts.sweeps = 0
     counts.validated = 1
-    if not factored and not cholesky_into(dyn.M, s.L):
+    if not factored and not cholesky_into(dyn.M, d.solve.L):
         return SINGULAR
     # 2. detection (seed 000 4.9 (1)) in a band that grows with the bodies' speeds
     band = max(par.band, speculative_band_nb(dyn.V, dyn.p, st_.reach, dt))
@@ -1160,6 +1160,44 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
     nc = _build_contacts(d, tab, k, dt)
     if nc < 0:
         return CAPACITY
+    # 3-4. impulses, accelerations and contact wrenches by the configured contact method
+    if par.method == RELAXED_QP:
+        status, t_index, nc = relaxed_qp_nb(d, tab, nc, k, v, tau, n_hard)
+    elif par.method == PENALTY_VOLUME:
+        status, t_index, nc = penalty_volume_nb(d, tab, nc, k, v, tau, n_hard)
+    else:
+        status, t_index, nc = _virtual_link_nb(d, tab, nc, k, v, tau, n_hard)
+    if status != OK:
+        return status
+    tab = d.tables[t_index]
+    a, a0, v_plus = out.a, out.a0, out.v_plus
+    # 5. integration with the constraint force Hᵀλ = M (a - a0) held over the step
+    tau_c = out.tau_c
+    held_forces_nb(dyn.M, a, a0, tau, tau_c)
+    rk4_step_nb(d.tree, d.stage, q, v_plus, a, tau_c, dyn.damping, dt, out.q_next, out.v_next)
+    for i in range(out.q_next.shape[0]):
+        if not math.isfinite(out.q_next[i]):
+            return NONFINITE
+    for i in range(nv):
+        if not math.isfinite(out.v_next[i]):
+            return NONFINITE
+    _report(d, tab, nc, t_index)
+    return OK
+
+
+@njit(cache=True)
+def _virtual_link_nb(d, tab, nc, k, v, tau, n_hard) -> tuple:
+    """Steps 3 and 4 of seed 000 (module docstring) on the nc contacts of tab (built at v from
+    the k detected points): impulses, then accelerations and wrenches with the validity
+    checks. Returns (status, t_index, nc): d.tables[t_index] holds the nc contacts to report;
+    out.v_plus, out.a0, out.a, the wrenches and the hard rows' forces are filled."""
+    par = d.params
+    dyn = d.dyn
+    out = d.out
+    s = d.solve
+    hard = d.hard
+    counts = out.counts[0]
+    nv = v.shape[0]
     # 3. impulses (Eq. 18-19) when a contact or a hard row approaches
     approaching = False
     for i in range(nc):
@@ -1191,7 +1229,7 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
         after = d.tables[1]
         n_after = _build_contacts(d, after, k, 0.0)
         if n_after < 0:
-            return CAPACITY
+            return CAPACITY, 0, 0
         P = after.xy.shape[0]
         C = after.body.shape[0]
         free_point = 0
@@ -1211,7 +1249,7 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
                     break
             if not found:  # bounced off: reported with its impulse only
                 if n_total >= C or free_point + tab.point_count[i] > P:
-                    return CAPACITY
+                    return CAPACITY, 0, 0
                 free_point = _copy_contact(tab, i, after, n_total, free_point)
                 after.released[n_total] = 1
                 after.bounced[n_total] = 1
@@ -1223,7 +1261,7 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
         tab = d.tables[1]
         nc = _build_contacts(d, tab, k, 0.0)
         if nc < 0:
-            return CAPACITY
+            return CAPACITY, 0, 0
         t_index = 1
     else:
         t_index = 0
@@ -1251,18 +1289,7 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
     if bounded:
         counts.bounded = 1
         counts.validated = 0
-    # 5. integration with the constraint force Hᵀλ = M (a - a0) held over the step
-    tau_c = out.tau_c
-    held_forces_nb(dyn.M, a, a0, tau, tau_c)
-    rk4_step_nb(d.tree, d.stage, q, v_plus, a, tau_c, dyn.damping, dt, out.q_next, out.v_next)
-    for i in range(out.q_next.shape[0]):
-        if not math.isfinite(out.q_next[i]):
-            return NONFINITE
-    for i in range(nv):
-        if not math.isfinite(out.v_next[i]):
-            return NONFINITE
-    _report(d, tab, nc, t_index)
-    return OK
+    return OK, t_index, nc
 
 
 @njit(cache=True)

@@ -53,7 +53,10 @@ from humanoid_sim.contact.step_data import (
     joint_friction,
     make_step_data,
 )
-from humanoid_sim.contact.step_kernel import CAPACITY, NONFINITE, SINGULAR, step_nb, update_dynamics_nb
+from humanoid_sim.contact.methods import CAPACITY, NONFINITE, SINGULAR, VIRTUAL_LINK, method_index
+from humanoid_sim.contact.penalty_volume import PenaltyVolumeParams, allocate_penalty_volume
+from humanoid_sim.contact.relaxed_qp import RelaxedQpParams, allocate_relaxed_qp
+from humanoid_sim.contact.step_kernel import step_nb, update_dynamics_nb
 from humanoid_sim.contact.virtual_link import ContactKind
 from humanoid_sim.contact.self_collision import self_collision_pairs
 from humanoid_sim.dynamics.configuration import normalize_quaternions_into
@@ -103,7 +106,10 @@ class SimulatorConfig:
     self_collision: links of the robot collide with each other (not those of one body, nor
     adjacent links, nor the link pairs of ``srdf``'s ``<disable_collisions>``); bodies of
     different trees (free objects) always collide with each other. srdf: an SRDF file path
-    or None. body_material: friction and restitution between two bodies."""
+    or None. body_material: friction and restitution between two bodies.
+    contact_method: how contacts are solved (contact/methods.py): "virtual_link" (seed 000),
+    "relaxed_qp" (seed 002) or "penalty_volume" (seed 004); relaxed_qp, penalty_volume: the
+    constants of those methods."""
 
     dt: float = 1e-3
     environment: Environment = field(default_factory=Environment)
@@ -117,8 +123,12 @@ class SimulatorConfig:
     self_collision: bool = False
     srdf: str | None = None
     body_material: Material = Material()
+    contact_method: str = "virtual_link"
+    relaxed_qp: RelaxedQpParams = RelaxedQpParams()
+    penalty_volume: PenaltyVolumeParams = PenaltyVolumeParams()
 
     def __post_init__(self) -> None:
+        method_index(self.contact_method)  # UnknownNameError lists the methods
         if not (np.isfinite(self.dt) and self.dt > 0):
             raise ValueError(f"SimulatorConfig.dt = {self.dt!r}: must be finite and > 0 [s]")
         if self.max_rounds < 1:
@@ -156,6 +166,9 @@ class ContactReport(NamedTuple):
     p_v: centre of pressure of Eq. 26 (world) [m], shape (3,), NaN when f_z = 0.
     other_body: the second body of a contact between two bodies (its link's name is
     ``element``; it bears the opposite wrench), -1 for a contact with the environment.
+    point_forces: the force on the body at each of ``points`` (world axes) [N], shape (m, 3),
+    step average, from the methods that have per-vertex forces (relaxed_qp, penalty_volume);
+    None under virtual_link (its unknowns are the virtual link's wrench).
     """
 
     link: str
@@ -172,6 +185,7 @@ class ContactReport(NamedTuple):
     impulse_local: np.ndarray
     p_v: np.ndarray
     other_body: int = -1
+    point_forces: np.ndarray | None = None
 
 
 class ContactReports(Sequence):
@@ -180,9 +194,10 @@ class ContactReports(Sequence):
 
     __slots__ = ("_rows", "_names", "_elements", "_reports")
 
-    def __init__(self, tab, nc: int, names: Sequence[str], elements: Sequence[str]) -> None:
+    def __init__(self, tab, nc: int, names: Sequence[str], elements: Sequence[str], point_forces: bool) -> None:
         st, cnt = tab.point_start[:nc].tolist(), tab.point_count[:nc].tolist()
-        points = (tab.world[: max(a + b for a, b in zip(st, cnt))].copy(), st, cnt)
+        end = max(a + b for a, b in zip(st, cnt))
+        points = (tab.world[:end].copy(), st, cnt, tab.point_force[:end].copy() if point_forces else None)
         self._rows = (tab.body[:nc].tolist(), tab.element[:nc].tolist(), tab.kind[:nc].tolist(),
                       tab.sticking[:nc].tolist(), tab.spin[:nc].tolist(), points, tab.origin[:nc].copy(),
                       tab.R[:nc].copy(), tab.wrench[:nc].copy(), tab.wrench_world[:nc].copy(),
@@ -192,12 +207,12 @@ class ContactReports(Sequence):
 
     def _all(self) -> tuple[ContactReport, ...]:
         if self._reports is None:
-            body, element, kind, sticking, spin, (world, st, cnt), origin, R, w, ww, imp, pv, other = self._rows
+            body, element, kind, sticking, spin, (world, st, cnt, pf), origin, R, w, ww, imp, pv, other = self._rows
             names, elements = self._names, self._elements
             self._reports = tuple(
                 ContactReport(names[body[i]], body[i], elements[element[i]], _KINDS[kind[i]], bool(sticking[i]),
                               spin[i] != 0.0, world[st[i] : st[i] + cnt[i]], origin[i], R[i], w[i], ww[i], imp[i],
-                              pv[i], other[i])  # fmt: skip
+                              pv[i], other[i], None if pf is None else pf[st[i] : st[i] + cnt[i]])  # fmt: skip
                 for i in range(len(body))
             )
         return self._reports
@@ -595,7 +610,7 @@ class Simulator:
             cfg.dt, g._ground_h, bool(g._has_ground), cfg.contact_tolerance, cfg.speculative_distance, thr.separating,
             thr.impact, thr.bounce, self._correction_rate, self.gains.kp, self.gains.kd,
             self.gains.kd * thr.max_correction, int(cfg.max_rounds),
-            BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE,
+            BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE, method_index(cfg.contact_method),
         )  # fmt: skip
         self._tables = (allocate_contact_table(C, P, nv), allocate_contact_table(C, P, nv))
         memory = allocate_memory(C)
@@ -623,6 +638,7 @@ class Simulator:
         self._data = make_step_data(
             self._tree, self._stage, self._dyn, statics, params, allocate_detection(N + 4 * C), self._tables, memory,
             self._hard, self._friction, self._out, self._solve_scratch, self._pairs,
+            allocate_relaxed_qp(cfg.relaxed_qp, C, P, nv), allocate_penalty_volume(cfg.penalty_volume, C, P, nv),
         )  # fmt: skip
 
     def _result(self, tau_j: np.ndarray, rows: list[OneSidedRows], hard_map) -> StepResult:
@@ -634,7 +650,8 @@ class Simulator:
         # StepResult stays valid after later steps)
         reports = _NO_CONTACTS
         if nc:
-            reports = ContactReports(self._tables[int(counts["table"])], nc, self.model.body_names, self._element_names)
+            reports = ContactReports(self._tables[int(counts["table"])], nc, self.model.body_names, self._element_names,
+                                     method_index(self.config.contact_method) != VIRTUAL_LINK)  # fmt: skip
         zp = out.zmp.copy()
         zmp = ZmpReport(zp[:3], out.zmp_points[out.zmp_hull[: int(counts["ground_hull"])]], float(zp[3]), zp[4:7], zp[7:10])
         forces = ()
