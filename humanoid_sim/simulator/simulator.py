@@ -53,7 +53,7 @@ from humanoid_sim.contact.step_data import (
     joint_friction,
     make_step_data,
 )
-from humanoid_sim.contact.methods import CAPACITY, NONFINITE, SINGULAR, VIRTUAL_LINK, method_index
+from humanoid_sim.contact.methods import CAPACITY, CONTACT_METHODS, NONFINITE, SINGULAR, VIRTUAL_LINK, method_index
 from humanoid_sim.contact.penalty_volume import PenaltyVolumeParams, allocate_penalty_volume
 from humanoid_sim.contact.relaxed_qp import RelaxedQpParams, allocate_relaxed_qp
 from humanoid_sim.contact.step_kernel import step_nb, update_dynamics_nb
@@ -108,8 +108,9 @@ class SimulatorConfig:
     different trees (free objects) always collide with each other. srdf: an SRDF file path
     or None. body_material: friction and restitution between two bodies.
     contact_method: how contacts are solved (contact/methods.py): "virtual_link" (seed 000),
-    "relaxed_qp" (seed 002) or "penalty_volume" (seed 004); relaxed_qp, penalty_volume: the
-    constants of those methods."""
+    "relaxed_qp" (seed 002) or "penalty_volume" (seed 004); None: the world file's
+    (Simulator.from_world) if it names one, else "virtual_link" (Simulator.contact_method says
+    which); relaxed_qp, penalty_volume: the constants of those methods."""
 
     dt: float = 1e-3
     environment: Environment = field(default_factory=Environment)
@@ -123,12 +124,13 @@ class SimulatorConfig:
     self_collision: bool = False
     srdf: str | None = None
     body_material: Material = Material()
-    contact_method: str = "virtual_link"
+    contact_method: str | None = None
     relaxed_qp: RelaxedQpParams = RelaxedQpParams()
     penalty_volume: PenaltyVolumeParams = PenaltyVolumeParams()
 
     def __post_init__(self) -> None:
-        method_index(self.contact_method)  # UnknownNameError lists the methods
+        if self.contact_method is not None:
+            method_index(self.contact_method)  # UnknownNameError lists the methods
         if not (np.isfinite(self.dt) and self.dt > 0):
             raise ValueError(f"SimulatorConfig.dt = {self.dt!r}: must be finite and > 0 [s]")
         if self.max_rounds < 1:
@@ -400,8 +402,12 @@ class Simulator:
         pose and twist; ``reset(pose)`` puts the first robot in a named pose, the later robots
         in their entries' and the objects back at their world-file pose and twist.
         ``sim.world_model`` says where each robot's and object's bodies and coordinates are.
+        The world's ``contact_method``, when it names one, is used unless ``config.contact_method``
+        names one.
         Raises UnknownNameError listing the robot's poses for a pose it lacks."""
         config = dataclasses.replace(config or SimulatorConfig(), environment=world_model.world.environment())
+        if config.contact_method is None and world_model.world.contact_method is not None:
+            config = dataclasses.replace(config, contact_method=world_model.world.contact_method)
         sim = cls(world_model.model, config, providers, poses, world_model=world_model)
         if world_model.robot is None:
             sim.reset()
@@ -426,6 +432,11 @@ class Simulator:
     @property
     def t(self) -> float:
         return self._t
+
+    @property
+    def contact_method(self) -> str:
+        """The contact method this simulator steps with (contact/methods.py)."""
+        return self.config.contact_method or CONTACT_METHODS[VIRTUAL_LINK]
 
     @property
     def armature(self) -> np.ndarray:
@@ -610,7 +621,7 @@ class Simulator:
             cfg.dt, g._ground_h, bool(g._has_ground), cfg.contact_tolerance, cfg.speculative_distance, thr.separating,
             thr.impact, thr.bounce, self._correction_rate, self.gains.kp, self.gains.kd,
             self.gains.kd * thr.max_correction, int(cfg.max_rounds),
-            BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE, method_index(cfg.contact_method),
+            BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE, method_index(self.contact_method),
         )  # fmt: skip
         self._tables = (allocate_contact_table(C, P, nv), allocate_contact_table(C, P, nv))
         memory = allocate_memory(C)
@@ -651,7 +662,7 @@ class Simulator:
         reports = _NO_CONTACTS
         if nc:
             reports = ContactReports(self._tables[int(counts["table"])], nc, self.model.body_names, self._element_names,
-                                     method_index(self.config.contact_method) != VIRTUAL_LINK)  # fmt: skip
+                                     self.contact_method != "virtual_link")  # fmt: skip
         zp = out.zmp.copy()
         zmp = ZmpReport(zp[:3], out.zmp_points[out.zmp_hull[: int(counts["ground_hull"])]], float(zp[3]), zp[4:7], zp[7:10])
         forces = ()
