@@ -36,6 +36,7 @@ __all__ = [
     "HardRowTable",
     "JointFriction",
     "MemoryTable",
+    "StepCounts",
     "StepData",
     "StepOutput",
     "StepParams",
@@ -281,6 +282,29 @@ COUNTS_DTYPE = np.dtype(
         ("max_penetration", np.float64),  # deepest reported point [m] (>= 0)
     ]
 )
+
+
+class StepCounts(NamedTuple):
+    """One step's counts read back in one call (``StepCounts(*out.counts[0].item())``): the
+    fields of COUNTS_DTYPE, in its order."""
+
+    contacts: int
+    hits: int
+    speculative: int
+    rounds: int
+    impulse: int
+    validated: int
+    bounded: int
+    sweeps: int
+    ground_points: int
+    ground_hull: int
+    memory: int
+    table: int
+    max_penetration: float
+
+
+if StepCounts._fields != COUNTS_DTYPE.names:  # one list of names, written twice: keep them equal
+    raise ImportError("StepCounts and COUNTS_DTYPE list different fields")
 
 
 class StepOutput(NamedTuple):

@@ -41,6 +41,7 @@ from humanoid_sim.contact.environment import Environment, Material
 from humanoid_sim.contact.gains import Gains, Thresholds
 from humanoid_sim.contact.step_data import (
     Dynamics,
+    StepCounts,
     StepParams,
     StepStatics,
     allocate_contact_table,
@@ -291,6 +292,7 @@ class Simulator:
         self.world_model = world_model
         self.providers = tuple(providers)
         self._validated_empty: list[OneSidedRows | None] = [None] * len(self.providers)
+        self._point_forces = self.contact_method != CONTACT_METHODS[VIRTUAL_LINK]  # reports carry per-point forces
         self._last_hard_force: dict[str, float] = {}  # provider row name -> its force in the last step [N m or N]
         self.ws = DynamicsWorkspace(model)
         self._tree = kinematic_tree(model)
@@ -581,12 +583,12 @@ class Simulator:
         # The rule's solution is unique: when the commanded efforts themselves end the step with
         # every ruled joint short of its ramp (|qdot| <= v_max - e / k_v, where the bounds are the
         # whole effort range), they are that solution and no joint block of M^-1 is needed.
-        free_joint_velocities_nb(L, force, self._v, self._damping, self._joint_index, tau_j, dt, self._free_rhs, self._free_acc, qdot)
-        if np.all(np.abs(qdot) <= self._ramp_start):
+        if free_joint_velocities_nb(L, force, self._v, self._damping, self._joint_index, tau_j, dt, self._free_rhs,
+                                    self._free_acc, qdot, self._ramp_start):  # fmt: skip
             return tau_j
         qdot_free = self._qdot_free
         free_joint_velocities_nb(L, force, self._v, self._damping, self._joint_index, self._zero_nj, dt, self._free_rhs,
-                                 self._free_acc, qdot_free)  # fmt: skip
+                                 self._free_acc, qdot_free, self._ramp_start)  # fmt: skip
         Minv = self._Minv_joints
         Minv[:] = 0.0
         Minv[js, :] = np.eye(nj)
@@ -655,16 +657,16 @@ class Simulator:
     def _result(self, tau_j: np.ndarray, rows: list[OneSidedRows], hard_map) -> StepResult:
         """The StepResult of the step the kernel just made; commits the new state."""
         out = self._out
-        counts = out.counts[0]
-        nc = int(counts["contacts"])
+        counts = StepCounts(*out.counts[0].item())
+        nc = counts.contacts
         # reports: copies of the table's rows, made into ContactReports when first read (a
         # StepResult stays valid after later steps)
         reports = _NO_CONTACTS
         if nc:
-            reports = ContactReports(self._tables[int(counts["table"])], nc, self.model.body_names, self._element_names,
-                                     self.contact_method != "virtual_link")  # fmt: skip
+            reports = ContactReports(self._tables[counts.table], nc, self.model.body_names, self._element_names,
+                                     self._point_forces)  # fmt: skip
         zp = out.zmp.copy()
-        zmp = ZmpReport(zp[:3], out.zmp_points[out.zmp_hull[: int(counts["ground_hull"])]], float(zp[3]), zp[4:7], zp[7:10])
+        zmp = ZmpReport(zp[:3], out.zmp_points[out.zmp_hull[: counts.ground_hull]], float(zp[3]), zp[4:7], zp[7:10])
         forces = ()
         if self.providers:
             hard_force = self._hard.force + self._hard.impulse / self.config.dt
@@ -678,9 +680,9 @@ class Simulator:
         for p, f in zip(self.providers, forces):
             p.accept_forces(f)
         return StepResult(
-            self._t, q_next.copy(), v_next.copy(), tau_j, reports, zmp, int(counts["rounds"]),
-            bool(counts["validated"]), bool(counts["impulse"]), float(counts["max_penetration"]), forces,
-            out.a.copy(), "bounded" if counts["bounded"] else "checked",
+            self._t, q_next.copy(), v_next.copy(), tau_j, reports, zmp, counts.rounds, bool(counts.validated),
+            bool(counts.impulse), counts.max_penetration, forces, out.a.copy(),
+            "bounded" if counts.bounded else "checked",
         )  # fmt: skip
 
     def _provider_rows(self, rows: list[OneSidedRows], v: np.ndarray):
