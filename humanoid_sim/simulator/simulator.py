@@ -54,7 +54,16 @@ from humanoid_sim.contact.step_data import (
     joint_friction,
     make_step_data,
 )
-from humanoid_sim.contact.methods import CAPACITY, CONTACT_METHODS, NONFINITE, SINGULAR, VIRTUAL_LINK, method_index
+from humanoid_sim.contact.methods import (
+    CAPACITY,
+    CONTACT_METHODS,
+    NONFINITE,
+    PENALTY_VOLUME,
+    RELAXED_QP,
+    SINGULAR,
+    VIRTUAL_LINK,
+    method_index,
+)
 from humanoid_sim.contact.penalty_volume import PenaltyVolumeParams, allocate_penalty_volume
 from humanoid_sim.contact.relaxed_qp import RelaxedQpParams, allocate_relaxed_qp
 from humanoid_sim.contact.step_kernel import step_nb, update_dynamics_nb
@@ -619,11 +628,12 @@ class Simulator:
             np.array([m.mu_d for m in materials], dtype=float).reshape(-1),
             np.array([m.restitution for m in materials], dtype=float).reshape(-1), self._robot_bodies,
         )  # fmt: skip
+        method = method_index(self.contact_method)
         params = StepParams(
             cfg.dt, g._ground_h, bool(g._has_ground), cfg.contact_tolerance, cfg.speculative_distance, thr.separating,
             thr.impact, thr.bounce, self._correction_rate, self.gains.kp, self.gains.kd,
             self.gains.kd * thr.max_correction, int(cfg.max_rounds),
-            BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE, method_index(self.contact_method),
+            BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE, method,
         )  # fmt: skip
         self._tables = (allocate_contact_table(C, P, nv), allocate_contact_table(C, P, nv))
         memory = allocate_memory(C)
@@ -651,7 +661,9 @@ class Simulator:
         self._data = make_step_data(
             self._tree, self._stage, self._dyn, statics, params, allocate_detection(N + 4 * C), self._tables, memory,
             self._hard, self._friction, self._out, self._solve_scratch, self._pairs,
-            allocate_relaxed_qp(cfg.relaxed_qp, C, P, nv), allocate_penalty_volume(cfg.penalty_volume, C, P, nv),
+            # a method's scratch at full size only when it steps (the others' kernels never run)
+            allocate_relaxed_qp(cfg.relaxed_qp, *((C, P) if method == RELAXED_QP else (0, 0)), nv),
+            allocate_penalty_volume(cfg.penalty_volume, *((C, P) if method == PENALTY_VOLUME else (0, 0)), nv),
         )  # fmt: skip
 
     def _result(self, tau_j: np.ndarray, rows: list[OneSidedRows], hard_map) -> StepResult:
