@@ -28,11 +28,12 @@ a friction torque (a spinning box slows).
 Time discretisation (docs/penalty_volume.md): linearly implicit (``implicit``, default).
 The forces are taken at the end of the step, linearised in the step's acceleration a:
 v_n' = v_n + dt (J_n a + J̇_n v), d' = d - dt v_n', so f_n = f_pred - W J_n a with
-W = w (k dt + c) dt, and f_t = f_t0 + dt D (J_t a + J̇_t v) with D = ∂f_t/∂v_t (negative
-semi-definite). Then (M + Σ Jᵀ W J - dt Σ J_tᵀ D J_t) a = τ - D_j v - b + Σ Jᵀ f_pred + ...,
-solved in two passes (normal forces first, then friction bounded by them) with the
-Cholesky factor of the modified matrix; the final element forces are clamped (f_n >= 0,
-|f_t| <= μ f_n) and go into the shared solve of the hard rows (joint stops) and joint
+W = w (k dt + c) dt, and f_t = -g v_t' = f_t0 + dt D (J_t a + J̇_t v) with the friction's
+coefficient g = μ(|v_t|) f_n / sqrt(|v_t|^2 + ε^2) at the step's start and D = -g I (an
+implicit damper: the slip slows to zero, never reverses within a step). Then (M + Σ Jᵀ W J - dt Σ J_tᵀ D J_t) a = τ - D_j v - b + Σ Jᵀ f_pred + ...,
+solved in two passes (the friction bounded by the explicit normal forces, then by those of
+the first pass) with the Cholesky factor of the modified matrix; the final element forces
+are clamped (f_n >= 0; the friction scaled to the final f_n, |f_t| <= μ f_n) and go into the shared solve of the hard rows (joint stops) and joint
 friction as known generalized forces. Without clamping the resulting a is the implicit one.
 ``implicit=False``: the forces at the start of the step (explicit; stable only for small
 k dt^2 / m, see the sensitivity table of bench/penalty_volume_sensitivity.py).
@@ -108,7 +109,7 @@ class PenaltyVolumeData(NamedTuple):
     is interpolated from, bc, ba, bb: its weights on the fan centre (shared equally by the
     hull's points), pa and pb; fn (normal force [N]), ft (E, 2) (friction, virtual-link x, y
     [N]), wpred, fpred (the linearised normal force: f_n = fpred - wpred J_n a), D (E, 2, 2)
-    (∂f_t/∂v_t [N s/m]), ft0 (E, 2). Per contact: K6 (C, 6, 6), w6 (C, 6) scratch.
+    (the friction's -g I [N s/m]), ft0 (E, 2). Per contact: K6 (C, 6, 6), w6 (C, 6) scratch.
     Mt, Lt (nv, nv): the modified matrix and its factor; rhs, acc, tau, ga (nv,) scratch;
     tau: τ plus the contact forces (the known forces of the shared solve)."""
 
@@ -124,6 +125,7 @@ class PenaltyVolumeData(NamedTuple):
     ba: np.ndarray
     bb: np.ndarray
     fn: np.ndarray
+    fn_used: np.ndarray
     ft: np.ndarray
     wpred: np.ndarray
     fpred: np.ndarray
@@ -145,7 +147,7 @@ def allocate_penalty_volume(params: PenaltyVolumeParams, C: int, P: int, nv: int
                     params.line_width, params.point_area, 1.0 if params.implicit else 0.0])  # fmt: skip
     f = lambda *s: np.zeros(s)  # noqa: E731
     i = lambda n: np.zeros(n, np.int64)  # noqa: E731
-    return PenaltyVolumeData(par, i(E), f(E), f(E), f(E), f(E), i(E), i(E), f(E), f(E), f(E), f(E), f(E, 2), f(E),
+    return PenaltyVolumeData(par, i(E), f(E), f(E), f(E), f(E), i(E), i(E), f(E), f(E), f(E), f(E), f(E), f(E, 2), f(E),
                              f(E), f(E, 2, 2), f(E, 2), f(max(C, 1), 6, 6), f(max(C, 1), 6), f(nv, nv), f(nv, nv),
                              f(nv), f(nv), f(nv))  # fmt: skip
 
@@ -341,7 +343,7 @@ def penalty_volume_nb(d, tab, nc, k, v, tau, n_hard) -> tuple:
     out = d.out
     nv = v.shape[0]
     dt = d.params.dt
-    kk, cc, eps, vs = par[P_K], par[P_C], par[P_EPS], par[P_VS]
+    kk, cc = par[P_K], par[P_C]
     implicit = par[P_IMPLICIT] > 0.5
     for a in range(nv):
         out.v_plus[a] = v[a]
@@ -353,42 +355,53 @@ def penalty_volume_nb(d, tab, nc, k, v, tau, n_hard) -> tuple:
     t1 = np.empty(6)
     t2 = np.empty(6)
     ga = np.zeros(6)
-    # element states: normal velocity, tangential velocity, predicted normal force
+    # the elements' normal forces at the step's start (explicit), or their linearisation
     for e in range(ne):
         i = pv.contact[e]
         _element_rows(pv.x[e], pv.y[e], cn, t1, t2)
-        vel = tab.vel[i]
-        dr = tab.drift[i]
-        vn = _dot6(cn, vel)
+        vn = _dot6(cn, tab.vel[i])
         w = pv.w[e]
         if implicit:
-            pv.fpred[e] = w * (kk * pv.d[e] - (kk * dt + cc) * (vn + dt * _dot6(cn, dr)))
+            pv.fpred[e] = w * (kk * pv.d[e] - (kk * dt + cc) * (vn + dt * _dot6(cn, tab.drift[i])))
             pv.wpred[e] = w * (kk * dt + cc) * dt
         else:
             pv.fpred[e] = w * (kk * pv.d[e] - cc * vn)
             pv.wpred[e] = 0.0
         pv.fn[e] = max(0.0, pv.fpred[e])
-    # pass 1 (implicit): the normal forces with the linearised normal terms
-    if implicit and ne > 0:
-        for i in range(nc):
-            for r in range(6):
-                pv.w6[i, r] = 0.0
-                for c in range(6):
-                    pv.K6[i, r, c] = 0.0
+    if not implicit:
+        _friction_coefficients(d, pv, tab, ne, cn, t1, t2)
         for e in range(ne):
-            if pv.fpred[e] > 0.0:
-                i = pv.contact[e]
-                _element_rows(pv.x[e], pv.y[e], cn, t1, t2)
-                W = pv.wpred[e]
-                for r in range(6):
-                    pv.w6[i, r] += cn[r] * pv.fpred[e]
-                    for c in range(6):
-                        pv.K6[i, r, c] += W * cn[r] * cn[c]
-        if not _solve(d, pv, tab, nc):
-            return SINGULAR, 0, 0
-        _normal_forces(pv, tab, ne, cn, t1, t2, ga)
-    # friction at the normal forces: f_t0 and its derivative D
+            pv.ft[e, 0] = pv.ft0[e, 0]
+            pv.ft[e, 1] = pv.ft0[e, 1]
+    else:
+        # two passes of the linearly implicit solve, each with the friction bounded by the
+        # previous normal forces (the first: the explicit ones): the friction's moment moves
+        # the pressure, the second pass sees it
+        for _ in range(2):
+            _friction_coefficients(d, pv, tab, ne, cn, t1, t2)
+            _assemble_implicit(pv, tab, nc, ne, dt, cn, t1, t2)
+            if not _solve(d, pv, tab, nc):
+                return SINGULAR, 0, 0
+            _normal_forces(pv, tab, ne, cn, t1, t2, ga)
+        _implicit_friction(d, pv, tab, ne, dt, cn, t1, t2, ga)
+    _wrenches(d, pv, tab, nc, ne, cn, t1, t2)
+    counts = out.counts[0]
+    counts.rounds = 2 if implicit else 0
+    counts.validated = 1
+    counts.impulse = 0
+    return OK, 0, nc
+
+
+@njit(cache=True)
+def _friction_coefficients(d, pv, tab, ne, cn, t1, t2) -> None:
+    """Each element's friction at its normal force pv.fn (kept in pv.fn_used) and the slip at
+    the step's start: f_t0 = -g v_t, g = μ(|v_t|) f_n / sqrt(|v_t|^2 + ε^2), D = -g I
+    (implicit in the end-of-step slip with the coefficient of the current one: a tangent D
+    would keep the full force over a step that reverses the slip, which then jumps across
+    zero every step)."""
+    par = pv.params
     st_ = d.statics
+    eps, vs = par[P_EPS], par[P_VS]
     for e in range(ne):
         i = pv.contact[e]
         _element_rows(pv.x[e], pv.y[e], cn, t1, t2)
@@ -396,71 +409,75 @@ def penalty_volume_nb(d, tab, nc, k, v, tau, n_hard) -> tuple:
         ux, uy = _dot6(t1, vel), _dot6(t2, vel)
         s = math.hypot(ux, uy)
         mu = _mu(s, st_.mu_s[tab.element[i]], st_.mu_d[tab.element[i]], vs)
-        sig = math.sqrt(s * s + eps * eps)
-        g = mu * pv.fn[e] / sig
+        g = mu * pv.fn[e] / math.sqrt(s * s + eps * eps)
+        pv.fn_used[e] = pv.fn[e]
         pv.ft0[e, 0] = -g * ux
         pv.ft0[e, 1] = -g * uy
-        s3 = sig * sig
-        pv.D[e, 0, 0] = -g * (1.0 - ux * ux / s3)
-        pv.D[e, 0, 1] = g * ux * uy / s3
-        pv.D[e, 1, 0] = g * ux * uy / s3
-        pv.D[e, 1, 1] = -g * (1.0 - uy * uy / s3)
-        pv.ft[e, 0] = pv.ft0[e, 0]
-        pv.ft[e, 1] = pv.ft0[e, 1]
-    # pass 2 (implicit): normal and friction together
-    if implicit and ne > 0:
-        for i in range(nc):
+        pv.D[e, 0, 0] = -g
+        pv.D[e, 0, 1] = 0.0
+        pv.D[e, 1, 0] = 0.0
+        pv.D[e, 1, 1] = -g
+
+
+@njit(cache=True)
+def _assemble_implicit(pv, tab, nc, ne, dt, cn, t1, t2) -> None:
+    """Each contact's linearised wrench w6 and matrix K6 (virtual-link 6-space): the normal
+    f_pred - W J_n a of the elements pressing, the friction f_t0 + dt D (J_t a + J̇_t v)."""
+    for i in range(nc):
+        for r in range(6):
+            pv.w6[i, r] = 0.0
+            for c in range(6):
+                pv.K6[i, r, c] = 0.0
+    for e in range(ne):
+        i = pv.contact[e]
+        _element_rows(pv.x[e], pv.y[e], cn, t1, t2)
+        if pv.fpred[e] > 0.0:
+            W = pv.wpred[e]
             for r in range(6):
-                pv.w6[i, r] = 0.0
+                pv.w6[i, r] += cn[r] * pv.fpred[e]
                 for c in range(6):
-                    pv.K6[i, r, c] = 0.0
-        for e in range(ne):
-            i = pv.contact[e]
-            _element_rows(pv.x[e], pv.y[e], cn, t1, t2)
+                    pv.K6[i, r, c] += W * cn[r] * cn[c]
+        if pv.fn_used[e] > 0.0:  # -dt D = dt g I in the matrix, the known part into w6
             dr = tab.drift[i]
-            if pv.fpred[e] > 0.0:
-                W = pv.wpred[e]
-                for r in range(6):
-                    pv.w6[i, r] += cn[r] * pv.fpred[e]
-                    for c in range(6):
-                        pv.K6[i, r, c] += W * cn[r] * cn[c]
-            if pv.fn[e] > 0.0:
-                # f_t = ft0 + dt D (J_t a + drift_t): the known part into w6, -dt D into K6
-                d1, d2 = _dot6(t1, dr), _dot6(t2, dr)
-                f1 = pv.ft0[e, 0] + dt * (pv.D[e, 0, 0] * d1 + pv.D[e, 0, 1] * d2)
-                f2 = pv.ft0[e, 1] + dt * (pv.D[e, 1, 0] * d1 + pv.D[e, 1, 1] * d2)
-                for r in range(6):
-                    pv.w6[i, r] += t1[r] * f1 + t2[r] * f2
-                    for c in range(6):
-                        pv.K6[i, r, c] -= dt * (pv.D[e, 0, 0] * t1[r] * t1[c] + pv.D[e, 0, 1] * t1[r] * t2[c]
-                                                + pv.D[e, 1, 0] * t2[r] * t1[c] + pv.D[e, 1, 1] * t2[r] * t2[c])  # fmt: skip
-        if not _solve(d, pv, tab, nc):
-            return SINGULAR, 0, 0
-        _normal_forces(pv, tab, ne, cn, t1, t2, ga)
-        for e in range(ne):  # the friction at the solved acceleration, bounded by μ f_n
-            i = pv.contact[e]
-            _element_rows(pv.x[e], pv.y[e], cn, t1, t2)
+            g = -pv.D[e, 0, 0]
+            f1 = pv.ft0[e, 0] - dt * g * _dot6(t1, dr)
+            f2 = pv.ft0[e, 1] - dt * g * _dot6(t2, dr)
+            for r in range(6):
+                pv.w6[i, r] += t1[r] * f1 + t2[r] * f2
+                for c in range(6):
+                    pv.K6[i, r, c] += dt * g * (t1[r] * t1[c] + t2[r] * t2[c])
+
+
+@njit(cache=True)
+def _implicit_friction(d, pv, tab, ne, dt, cn, t1, t2, ga) -> None:
+    """The elements' friction at the solved acceleration pv.acc, -g v_t' scaled from the
+    normal force it was bounded by to the final one, at most μ(|v_t|) f_n."""
+    par = pv.params
+    st_ = d.statics
+    last = -1
+    for e in range(ne):
+        i = pv.contact[e]
+        if i != last:
             _contact_acceleration(tab.G[i], pv.acc, ga)
-            dr = tab.drift[i]
-            d1 = _dot6(t1, ga) + _dot6(t1, dr)
-            d2 = _dot6(t2, ga) + _dot6(t2, dr)
-            f1 = pv.ft0[e, 0] + dt * (pv.D[e, 0, 0] * d1 + pv.D[e, 0, 1] * d2)
-            f2 = pv.ft0[e, 1] + dt * (pv.D[e, 1, 0] * d1 + pv.D[e, 1, 1] * d2)
-            vel = tab.vel[i]
-            s = math.hypot(_dot6(t1, vel), _dot6(t2, vel))
-            bound = _mu(s, st_.mu_s[tab.element[i]], st_.mu_d[tab.element[i]], vs) * pv.fn[e]
-            fm = math.hypot(f1, f2)
-            if fm > bound:
-                f1 *= bound / fm
-                f2 *= bound / fm
-            pv.ft[e, 0] = f1
-            pv.ft[e, 1] = f2
-    _wrenches(d, pv, tab, nc, ne, cn, t1, t2)
-    counts = out.counts[0]
-    counts.rounds = 2 if implicit else 0
-    counts.validated = 1
-    counts.impulse = 0
-    return OK, 0, nc
+            last = i
+        pv.ft[e, 0] = 0.0
+        pv.ft[e, 1] = 0.0
+        if pv.fn[e] <= 0.0 or pv.fn_used[e] <= 0.0:
+            continue
+        _element_rows(pv.x[e], pv.y[e], cn, t1, t2)
+        dr = tab.drift[i]
+        vel = tab.vel[i]
+        g = -pv.D[e, 0, 0] * pv.fn[e] / pv.fn_used[e]
+        f1 = -g * (_dot6(t1, vel) + dt * (_dot6(t1, ga) + _dot6(t1, dr)))
+        f2 = -g * (_dot6(t2, vel) + dt * (_dot6(t2, ga) + _dot6(t2, dr)))
+        s = math.hypot(_dot6(t1, vel), _dot6(t2, vel))
+        bound = _mu(s, st_.mu_s[tab.element[i]], st_.mu_d[tab.element[i]], par[P_VS]) * pv.fn[e]
+        fm = math.hypot(f1, f2)
+        if fm > bound:
+            f1 *= bound / fm
+            f2 *= bound / fm
+        pv.ft[e, 0] = f1
+        pv.ft[e, 1] = f2
 
 
 @njit(cache=True)
