@@ -14,9 +14,12 @@ linearly between the contact's points):
   intersection volume (a box face pressed evenly or tilted, also partly out) and
   Σ w d (x, y) its first moment, so the normal force k V acts at the volume's centroid;
 - a line (2 points): the penetrating part of the segment, 2-point Gauss rule, each point
-  standing for a strip of width ``line_width`` (an approximation: an edge's true
-  intersection volume grows with d^2 and depends on the faces' angles);
-- a point: one element of area ``point_area`` (an approximation, likewise).
+  standing for a strip of width ``line_width``, or for a cylinder of radius r on its side
+  the chord (4/3) sqrt(2 r d) where wider (its intersection volume per length to first
+  order in d/r); a box edge: an approximation (its true volume grows with d^2 and depends
+  on the faces' angles);
+- a point: one element of area ``point_area``, or π r d for a sphere of radius r where
+  larger (the cap's volume π r d^2 to first order); a box corner: an approximation.
 
 Each element: a normal force w (k d - c v_n), never pulling (k ``stiffness`` per unit area
 and depth [N/m^3], c ``damping`` [N s/m^3], v_n its normal velocity, > 0 separating) and a
@@ -78,15 +81,16 @@ class PenaltyVolumeParams:
     [N s/m^3]; slip_regularisation: ε [m/s], the slip speed below which friction grows
     linearly (creep of a held contact ~ ε tan α / μ_s); stribeck_velocity: v_s [m/s], the
     slip speed over which μ falls from μ_s to μ_d; line_width: the width a line contact
-    stands for [m]; point_area: the area a point contact stands for [m^2]; implicit: the
+    stands for [m] (at least; a cylinder's chord where wider); point_area: the area a point
+    contact stands for [m^2] (at least; π r d for a sphere where larger); implicit: the
     linearly implicit forces (True) or explicit ones."""
 
     stiffness: float = 2.0e7
     damping: float = 2.0e5
     slip_regularisation: float = 1.0e-4
-    stribeck_velocity: float = 1.0e-3
-    line_width: float = 0.01
-    point_area: float = 1.0e-4
+    stribeck_velocity: float = 1.0e-2
+    line_width: float = 0.03
+    point_area: float = 1.0e-3
     implicit: bool = True
 
     def __post_init__(self) -> None:
@@ -215,10 +219,27 @@ def _triangle_elements(pv, e, i, X, Y, Dp, pa, pb) -> int:
 
 
 @njit(cache=True)
-def contact_elements_nb(pv, tab, nc) -> int:
+def _radius(tab, j, det_idx, g_radius) -> float:
+    """The radius [m] of the sphere or cylinder rim that table point j was detected on (0 for
+    a box vertex or a point between two bodies)."""
+    h = tab.hit[j]
+    if h < 0 or h >= det_idx.shape[0]:
+        return 0.0
+    c = det_idx[h]
+    if c < 0 or c >= g_radius.shape[0]:
+        return 0.0
+    return g_radius[c]
+
+
+@njit(cache=True)
+def contact_elements_nb(pv, tab, nc, det_idx, g_radius) -> int:
     """The area elements of the nc contacts of tab into pv (module docstring: exact for a
-    planar face whose points are all in the table, a strip for a line, point_area for a
-    point). Returns their number, or -1 when pv is too small."""
+    planar face whose points are all in the table; a line: a strip of line_width, or of the
+    chord (4/3) sqrt(2 r d) of a cylinder of radius r on its side where wider (its
+    intersection volume per length to first order); a point: point_area, or π r d for a
+    sphere of radius r where larger (the cap's volume π r d^2 to first order)). det_idx (N,):
+    the detected points' candidates, g_radius: the candidates' radii [m] (StepStatics).
+    Returns the number of elements, or -1 when pv is too small."""
     par = pv.params
     e = 0
     X = np.empty(3)
@@ -258,12 +279,14 @@ def contact_elements_nb(pv, tab, nc) -> int:
             elif db < 0.0:
                 t1 = da / (da - db)
             length = math.hypot(xb - xa, yb - ya) * (t1 - t0)
+            r = min(_radius(tab, ja, det_idx, g_radius), _radius(tab, jb, det_idx, g_radius))
             for s in range(2):
                 t = 0.5 * (t0 + t1) + (t1 - t0) * (_GAUSS2 if s else -_GAUSS2)
                 x = xa + t * (xb - xa)
                 y = ya + t * (yb - ya)
                 d = max(0.0, da + t * (db - da))
-                e = _add_element(pv, e, i, x, y, 0.5 * length * par[P_LINE], d, ja, jb, 0.0, 1.0 - t, t)
+                width = max(par[P_LINE], 4.0 / 3.0 * math.sqrt(2.0 * r * d))
+                e = _add_element(pv, e, i, x, y, 0.5 * length * width, d, ja, jb, 0.0, 1.0 - t, t)
                 if e < 0:
                     return -1
         else:  # a point (or a degenerate area: its first point)
@@ -271,7 +294,8 @@ def contact_elements_nb(pv, tab, nc) -> int:
             d = -tab.gap[j]
             if d <= 0.0:
                 continue
-            e = _add_element(pv, e, i, tab.xy[j, 0], tab.xy[j, 1], par[P_POINT], d, j, j, 0.0, 1.0, 0.0)
+            area = max(par[P_POINT], math.pi * _radius(tab, j, det_idx, g_radius) * d)
+            e = _add_element(pv, e, i, tab.xy[j, 0], tab.xy[j, 1], area, d, j, j, 0.0, 1.0, 0.0)
             if e < 0:
                 return -1
     return e
@@ -348,7 +372,7 @@ def penalty_volume_nb(d, tab, nc, k, v, tau, n_hard) -> tuple:
     for a in range(nv):
         out.v_plus[a] = v[a]
         pv.tau[a] = tau[a]
-    ne = contact_elements_nb(pv, tab, nc)
+    ne = contact_elements_nb(pv, tab, nc, d.detection.idx, d.statics.g_radius)
     if ne < 0:
         return CAPACITY, 0, 0
     cn = np.empty(6)
