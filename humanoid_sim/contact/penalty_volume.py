@@ -34,8 +34,9 @@ v_n' = v_n + dt (J_n a + J̇_n v), d' = d - dt v_n', so f_n = f_pred - W J_n a w
 W = w (k dt + c) dt, and f_t = -g v_t' = f_t0 + dt D (J_t a + J̇_t v) with the friction's
 coefficient g = μ(|v_t|) f_n / sqrt(|v_t|^2 + ε^2) at the step's start and D = -g I (an
 implicit damper: the slip slows to zero, never reverses within a step). Then (M + Σ Jᵀ W J - dt Σ J_tᵀ D J_t) a = τ - D_j v - b + Σ Jᵀ f_pred + ...,
-solved in two passes (the friction bounded by the explicit normal forces, then by those of
-the first pass) with the Cholesky factor of the modified matrix; the final element forces
+solved in passes (the friction bounded by the explicit normal forces, then by those of the
+previous pass; an element whose force would pull leaves the solve: at least two passes,
+until none leaves) with the Cholesky factor of the modified matrix; the final element forces
 are clamped (f_n >= 0; the friction scaled to the final f_n, |f_t| <= μ f_n) and go into the shared solve of the hard rows (joint stops) and joint
 friction as known generalized forces. Without clamping the resulting a is the implicit one.
 ``implicit=False``: the forces at the start of the step (explicit; stable only for small
@@ -67,6 +68,7 @@ VX, VY, VZ, WX, WY, WZ = 0, 1, 2, 3, 4, 5
 POINT, LINE, SURFACE = 1, 2, 3
 # parameter vector indices (PenaltyVolumeData.params)
 P_K, P_C, P_EPS, P_VS, P_LINE, P_POINT, P_IMPLICIT = 0, 1, 2, 3, 4, 5, 6
+MAX_PASSES = 6  # implicit solves per step at most (StepResult.rounds)
 # the 3-point triangle rule of degree 2 (barycentric, weight fraction of the area)
 _TRI3 = np.array([[2.0 / 3.0, 1.0 / 6.0, 1.0 / 6.0], [1.0 / 6.0, 2.0 / 3.0, 1.0 / 6.0], [1.0 / 6.0, 1.0 / 6.0, 2.0 / 3.0]])
 _GAUSS2 = 0.5 / math.sqrt(3.0)  # 2-point Gauss on [0, 1]: 0.5 -+ this
@@ -130,6 +132,7 @@ class PenaltyVolumeData(NamedTuple):
     bb: np.ndarray
     fn: np.ndarray
     fn_used: np.ndarray
+    active: np.ndarray
     ft: np.ndarray
     wpred: np.ndarray
     fpred: np.ndarray
@@ -151,8 +154,8 @@ def allocate_penalty_volume(params: PenaltyVolumeParams, C: int, P: int, nv: int
                     params.line_width, params.point_area, 1.0 if params.implicit else 0.0])  # fmt: skip
     f = lambda *s: np.zeros(s)  # noqa: E731
     i = lambda n: np.zeros(n, np.int64)  # noqa: E731
-    return PenaltyVolumeData(par, i(E), f(E), f(E), f(E), f(E), i(E), i(E), f(E), f(E), f(E), f(E), f(E), f(E, 2), f(E),
-                             f(E), f(E, 2, 2), f(E, 2), f(max(C, 1), 6, 6), f(max(C, 1), 6), f(nv, nv), f(nv, nv),
+    return PenaltyVolumeData(par, i(E), f(E), f(E), f(E), f(E), i(E), i(E), f(E), f(E), f(E), f(E), f(E), i(E), f(E, 2),
+                             f(E), f(E), f(E, 2, 2), f(E, 2), f(max(C, 1), 6, 6), f(max(C, 1), 6), f(nv, nv), f(nv, nv),
                              f(nv), f(nv), f(nv))  # fmt: skip
 
 
@@ -398,19 +401,28 @@ def penalty_volume_nb(d, tab, nc, k, v, tau, n_hard) -> tuple:
             pv.ft[e, 0] = pv.ft0[e, 0]
             pv.ft[e, 1] = pv.ft0[e, 1]
     else:
-        # two passes of the linearly implicit solve, each with the friction bounded by the
-        # previous normal forces (the first: the explicit ones): the friction's moment moves
-        # the pressure, the second pass sees it
-        for _ in range(2):
+        # passes of the linearly implicit solve, each with the friction bounded by the
+        # previous normal forces (the first: the explicit ones; the friction's moment moves
+        # the pressure) and the normal springs of the elements still pressing (an element
+        # whose solved force would pull leaves: the forces never pull within the solve
+        # either); at least two, until no element leaves
+        for e in range(ne):
+            pv.active[e] = 1 if pv.fpred[e] > 0.0 else 0
+        passes = 0
+        for passes in range(1, MAX_PASSES + 1):
             _friction_coefficients(d, pv, tab, ne, cn, t1, t2)
             _assemble_implicit(pv, tab, nc, ne, dt, cn, t1, t2)
             if not _solve(d, pv, tab, nc):
                 return SINGULAR, 0, 0
-            _normal_forces(pv, tab, ne, cn, t1, t2, ga)
+            left = _normal_forces(pv, tab, ne, cn, t1, t2, ga)
+            if passes >= 2 and not left:
+                break
         _implicit_friction(d, pv, tab, ne, dt, cn, t1, t2, ga)
+        out.counts[0].rounds = passes
     _wrenches(d, pv, tab, nc, ne, cn, t1, t2)
     counts = out.counts[0]
-    counts.rounds = 2 if implicit else 0
+    if not implicit:
+        counts.rounds = 0
     counts.validated = 1
     counts.impulse = 0
     return OK, 0, nc
@@ -455,7 +467,7 @@ def _assemble_implicit(pv, tab, nc, ne, dt, cn, t1, t2) -> None:
     for e in range(ne):
         i = pv.contact[e]
         _element_rows(pv.x[e], pv.y[e], cn, t1, t2)
-        if pv.fpred[e] > 0.0:
+        if pv.active[e]:
             W = pv.wpred[e]
             for r in range(6):
                 pv.w6[i, r] += cn[r] * pv.fpred[e]
@@ -515,16 +527,28 @@ def _contact_acceleration(G, acc, out) -> None:
 
 
 @njit(cache=True)
-def _normal_forces(pv, tab, ne, cn, t1, t2, ga) -> None:
-    """The elements' normal forces at the solved acceleration pv.acc: max(0, fpred - W J_n a)."""
+def _normal_forces(pv, tab, ne, cn, t1, t2, ga) -> bool:
+    """The active elements' normal forces at the solved acceleration pv.acc, fpred - W J_n a;
+    an element whose force would pull leaves the active set (force 0). Returns whether one
+    left."""
     last = -1
+    left = False
     for e in range(ne):
+        pv.fn[e] = 0.0
+        if not pv.active[e]:
+            continue
         i = pv.contact[e]
         if i != last:
             _contact_acceleration(tab.G[i], pv.acc, ga)
             last = i
         _element_rows(pv.x[e], pv.y[e], cn, t1, t2)
-        pv.fn[e] = max(0.0, pv.fpred[e] - pv.wpred[e] * _dot6(cn, ga)) if pv.fpred[e] > 0.0 else 0.0
+        f = pv.fpred[e] - pv.wpred[e] * _dot6(cn, ga)
+        if f > 0.0:
+            pv.fn[e] = f
+        else:
+            pv.active[e] = 0
+            left = True
+    return left
 
 
 @njit(cache=True)

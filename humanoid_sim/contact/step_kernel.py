@@ -289,14 +289,15 @@ def _build_contacts(d, tab, k, spec_dt) -> int:
         for t in range(s0, s1):
             h = order[t]
             # normal velocity (v_O + w x p) . n; a penetrating point moving out no faster than
-            # the correction of Eq. 20b drives it is being corrected, not separating
+            # the correction of Eq. 20b drives it is being corrected, not separating (the
+            # penalty method keeps every penetrating point: its spring pushes until it is out)
             vn = vo_n + point[h, 0] * nxw0 + point[h, 1] * nxw1 + point[h, 2] * nxw2
             if gap[h] > tol:
                 if gap[h] + vn * spec_dt < tol:
                     sel[m] = h
                     m += 1
                     counts.speculative += 1
-            elif vn <= par.separating + par.correction_rate * max(0.0, -gap[h]):
+            elif par.method == PENALTY_VOLUME or vn <= par.separating + par.correction_rate * max(0.0, -gap[h]):
                 sel[m] = h
                 m += 1
         if m > 0:
