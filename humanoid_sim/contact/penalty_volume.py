@@ -33,11 +33,14 @@ The forces are taken at the end of the step, linearised in the step's accelerati
 v_n' = v_n + dt (J_n a + J̇_n v), d' = d - dt v_n', so f_n = f_pred - W J_n a with
 W = w (k dt + c) dt, and f_t = -g v_t' = f_t0 + dt D (J_t a + J̇_t v) with the friction's
 coefficient g = μ(|v_t|) f_n / sqrt(|v_t|^2 + ε^2) at the step's start and D = -g I (an
-implicit damper: the slip slows to zero, never reverses within a step). Then (M + Σ Jᵀ W J - dt Σ J_tᵀ D J_t) a = τ - D_j v - b + Σ Jᵀ f_pred + ...,
-solved in passes (the friction bounded by the explicit normal forces, then by those of the
-previous pass; an element whose force would pull leaves the solve: at least two passes,
-until none leaves) with the Cholesky factor of the modified matrix; the final element forces
-are clamped (f_n >= 0; the friction scaled to the final f_n, |f_t| <= μ f_n) and go into the shared solve of the hard rows (joint stops) and joint
+implicit damper: the slip slows to zero, never reverses within a step). Then
+(M + Σ Jᵀ W J - dt Σ J_tᵀ D J_t) a = τ - D_j v - b + Σ Jᵀ f_pred + ..., solved in passes
+(the friction bounded by the explicit normal forces, then by those of the previous pass; an
+element whose force would pull leaves the solve: at least two passes, until none leaves)
+with the Cholesky factor of the modified matrix (the implicit terms of a contact between two
+bodies couple two branches of the tree, which the articulated-body recursion cannot hold);
+the final element forces are clamped (f_n >= 0; the friction scaled to the final f_n,
+|f_t| <= μ f_n) and go into the shared solve of the hard rows (joint stops) and joint
 friction as known generalized forces. Without clamping the resulting a is the implicit one.
 ``implicit=False``: the forces at the start of the step (explicit; stable only for small
 k dt^2 / m, see the sensitivity table of bench/penalty_volume_sensitivity.py).
@@ -116,8 +119,10 @@ class PenaltyVolumeData(NamedTuple):
     hull's points), pa and pb; fn (normal force [N]), ft (E, 2) (friction, virtual-link x, y
     [N]), wpred, fpred (the linearised normal force: f_n = fpred - wpred J_n a), D (E, 2, 2)
     (the friction's -g I [N s/m]), ft0 (E, 2). Per contact: K6 (C, 6, 6), w6 (C, 6) scratch.
-    Mt, Lt (nv, nv): the modified matrix and its factor; rhs, acc, tau, ga (nv,) scratch;
-    tau: τ plus the contact forces (the known forces of the shared solve)."""
+    Mt, Lt (nv, nv): the modified matrix and its factor; rhs, acc (nv,) scratch; tau (nv,):
+    τ plus the contact forces (the known forces of the shared solve). Scratch: six (4, 6) an
+    element's rows and a contact's acceleration, tri (3, 3) a triangle, clip (4, 3) its
+    clipped polygon, KG (6, nv)."""
 
     params: np.ndarray
     contact: np.ndarray
@@ -145,6 +150,10 @@ class PenaltyVolumeData(NamedTuple):
     rhs: np.ndarray
     acc: np.ndarray
     tau: np.ndarray
+    six: np.ndarray
+    tri: np.ndarray
+    clip: np.ndarray
+    KG: np.ndarray
 
 
 def allocate_penalty_volume(params: PenaltyVolumeParams, C: int, P: int, nv: int) -> PenaltyVolumeData:
@@ -156,7 +165,7 @@ def allocate_penalty_volume(params: PenaltyVolumeParams, C: int, P: int, nv: int
     i = lambda n: np.zeros(n, np.int64)  # noqa: E731
     return PenaltyVolumeData(par, i(E), f(E), f(E), f(E), f(E), i(E), i(E), f(E), f(E), f(E), f(E), f(E), i(E), f(E, 2),
                              f(E), f(E), f(E, 2, 2), f(E, 2), f(max(C, 1), 6, 6), f(max(C, 1), 6), f(nv, nv), f(nv, nv),
-                             f(nv), f(nv), f(nv))  # fmt: skip
+                             f(nv), f(nv), f(nv), f(4, 6), f(3, 3), f(4, 3), f(6, nv))  # fmt: skip
 
 
 # ------------------------------------------------------------------ quadrature
@@ -184,7 +193,10 @@ def _triangle_elements(pv, e, i, X, Y, Dp, pa, pb) -> int:
     """Elements of the penetrating part (depth >= 0) of the triangle (fan centre, pa, pb):
     vertices X, Y (3,), depths Dp (3,) (linear over it). Returns the next element or -1."""
     # clip against d >= 0 (Sutherland-Hodgman), vertices as barycentric coordinates
-    B = np.zeros((4, 3))
+    B = pv.clip
+    for j in range(4):
+        for c in range(3):
+            B[j, c] = 0.0
     n = 0
     for j in range(3):
         k = (j + 1) % 3
@@ -245,9 +257,7 @@ def contact_elements_nb(pv, tab, nc, det_idx, g_radius) -> int:
     Returns the number of elements, or -1 when pv is too small."""
     par = pv.params
     e = 0
-    X = np.empty(3)
-    Y = np.empty(3)
-    Dp = np.empty(3)
+    X, Y, Dp = pv.tri[0], pv.tri[1], pv.tri[2]
     for i in range(nc):
         st, hs, hc = tab.point_start[i], tab.hull_start[i], tab.hull_count[i]
         kind = tab.kind[i]
@@ -337,10 +347,12 @@ def _mu(s, mu_s, mu_d, vs) -> float:
 
 
 @njit(cache=True)
-def _add_contact_matrix(G, K6, Mt) -> None:
-    """Mt += Gᵀ K6 G (G (6, nv), K6 (6, 6) symmetric)."""
+def _add_contact_matrix(G, K6, Mt, KG) -> None:
+    """Mt += Gᵀ K6 G (G (6, nv), K6 (6, 6) symmetric; KG (6, nv) scratch)."""
     nv = G.shape[1]
-    KG = np.zeros((6, nv))
+    for r in range(6):
+        for col in range(nv):
+            KG[r, col] = 0.0
     for r in range(6):
         for c in range(6):
             k = K6[r, c]
@@ -378,10 +390,7 @@ def penalty_volume_nb(d, tab, nc, k, v, tau, n_hard) -> tuple:
     ne = contact_elements_nb(pv, tab, nc, d.detection.idx, d.statics.g_radius)
     if ne < 0:
         return CAPACITY, 0, 0
-    cn = np.empty(6)
-    t1 = np.empty(6)
-    t2 = np.empty(6)
-    ga = np.zeros(6)
+    cn, t1, t2, ga = pv.six[0], pv.six[1], pv.six[2], pv.six[3]
     # the elements' normal forces at the step's start (explicit), or their linearisation
     for e in range(ne):
         i = pv.contact[e]
@@ -567,7 +576,7 @@ def _solve(d, pv, tab, nc) -> bool:
             for c in range(6):
                 nz |= K6[r, c] != 0.0
         if nz:
-            _add_contact_matrix(tab.G[i], K6, pv.Mt)
+            _add_contact_matrix(tab.G[i], K6, pv.Mt, pv.KG)
         G = tab.G[i]
         for r in range(6):
             wr = pv.w6[i, r]
@@ -593,7 +602,7 @@ def _wrenches(d, pv, tab, nc, ne, cn, t1, t2) -> None:
         for t in range(st, st + cnt):
             for r in range(3):
                 tab.point_force[t, r] = 0.0
-    lf = np.zeros(3)
+    lf = pv.tri[0]  # the element's force, world axes
     for e in range(ne):
         i = pv.contact[e]
         _element_rows(pv.x[e], pv.y[e], cn, t1, t2)
