@@ -51,6 +51,7 @@ def test_box_at_rest_carries_its_weight_at_the_stated_depth_without_creep():
         r = sim.step()
     (c,) = r.contacts
     assert c.kind == ContactKind.SURFACE
+    assert 2 <= r.rounds <= 6  # the implicit passes
     assert c.wrench_world[2] == pytest.approx(MASS * G, rel=1e-9)
     assert np.allclose(c.wrench_world[[0, 1, 3, 4, 5]], 0.0, atol=1e-9)
     assert r.max_penetration == pytest.approx(resting_depth(), rel=1e-6)
