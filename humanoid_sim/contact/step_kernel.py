@@ -64,7 +64,7 @@ from humanoid_sim.contact.kernels import (
 )
 from humanoid_sim.contact.methods import CAPACITY, NONFINITE, OK, PENALTY_VOLUME, RELAXED_QP, SINGULAR
 from humanoid_sim.contact.pair_contacts import collide_pairs_nb
-from humanoid_sim.contact.penalty_volume import penalty_volume_nb
+from humanoid_sim.contact.penalty_volume import penalty_volume_free_acceleration_nb, penalty_volume_nb
 from humanoid_sim.contact.relaxed_qp import relaxed_qp_nb
 from humanoid_sim.dynamics.integrator import held_forces_nb, rk4_step_nb
 from humanoid_sim.dynamics.kernels import rnea_nb, update_all_nb, velocities_nb
@@ -289,14 +289,15 @@ def _build_contacts(d, tab, k, spec_dt) -> int:
         for t in range(s0, s1):
             h = order[t]
             # normal velocity (v_O + w x p) . n; a penetrating point moving out no faster than
-            # the correction of Eq. 20b drives it is being corrected, not separating
+            # the correction of Eq. 20b drives it is being corrected, not separating (the
+            # penalty method keeps every penetrating point: its spring pushes until it is out)
             vn = vo_n + point[h, 0] * nxw0 + point[h, 1] * nxw1 + point[h, 2] * nxw2
             if gap[h] > tol:
                 if gap[h] + vn * spec_dt < tol:
                     sel[m] = h
                     m += 1
                     counts.speculative += 1
-            elif vn <= par.separating + par.correction_rate * max(0.0, -gap[h]):
+            elif par.method == PENALTY_VOLUME or vn <= par.separating + par.correction_rate * max(0.0, -gap[h]):
                 sel[m] = h
                 m += 1
         if m > 0:
@@ -1163,10 +1164,15 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
     # 3-4. impulses, accelerations and contact wrenches by the configured contact method
     if par.method == RELAXED_QP:
         status, t_index, nc = relaxed_qp_nb(d, tab, nc, k, v, tau, n_hard)
-    elif par.method == PENALTY_VOLUME:
+    elif par.method == PENALTY_VOLUME:  # the contact forces, then the hard rows with them known
         status, t_index, nc = penalty_volume_nb(d, tab, nc, k, v, tau, n_hard)
+        if status == OK:
+            passes = d.out.counts[0].rounds  # the method's implicit solves, not the hard rows'
+            status, _, _ = _virtual_link_nb(d, tab, 0, k, v, d.penalty.tau, n_hard, False)
+            d.out.counts[0].rounds = passes
+            penalty_volume_free_acceleration_nb(d, tau)
     else:
-        status, t_index, nc = _virtual_link_nb(d, tab, nc, k, v, tau, n_hard)
+        status, t_index, nc = _virtual_link_nb(d, tab, nc, k, v, tau, n_hard, True)
     if status != OK:
         return status
     tab = d.tables[t_index]
@@ -1186,11 +1192,13 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
 
 
 @njit(cache=True)
-def _virtual_link_nb(d, tab, nc, k, v, tau, n_hard) -> tuple:
+def _virtual_link_nb(d, tab, nc, k, v, tau, n_hard, with_contacts) -> tuple:
     """Steps 3 and 4 of seed 000 (module docstring) on the nc contacts of tab (built at v from
     the k detected points): impulses, then accelerations and wrenches with the validity
     checks. Returns (status, t_index, nc): d.tables[t_index] holds the nc contacts to report;
-    out.v_plus, out.a0, out.a, the wrenches and the hard rows' forces are filled."""
+    out.v_plus, out.a0, out.a, the wrenches and the hard rows' forces are filled.
+    with_contacts False: the hard rows and joint friction only (nc = 0, the contacts are
+    not built again after an impulse; penalty_volume passes its contact forces in tau)."""
     par = d.params
     dyn = d.dyn
     out = d.out
@@ -1226,6 +1234,8 @@ def _virtual_link_nb(d, tab, nc, k, v, tau, n_hard) -> tuple:
         velocities_nb(d.tree.parent, d.tree.ndof, d.tree.v_index, dyn.S, v_plus, dyn.V, dyn.A)
         rnea_nb(d.tree.parent, d.tree.ndof, d.tree.v_index, dyn.S, dyn.Iw, dyn.V, dyn.A, dyn.zero_nv, dyn.a_gravity,
                 dyn.b, dyn.acc, dyn.f)  # fmt: skip
+        if not with_contacts:
+            return _virtual_link_acceleration(d, tab, 0, v_plus, tau, n_hard, 0)
         after = d.tables[1]
         n_after = _build_contacts(d, after, k, 0.0)
         if n_after < 0:
@@ -1257,7 +1267,7 @@ def _virtual_link_nb(d, tab, nc, k, v, tau, n_hard) -> tuple:
         tab = after
         nc = n_total
         t_index = 1
-    elif counts.speculative > 0:  # speculative points take part in impulses only
+    elif with_contacts and counts.speculative > 0:  # speculative points take part in impulses only
         tab = d.tables[1]
         nc = _build_contacts(d, tab, k, 0.0)
         if nc < 0:
@@ -1265,6 +1275,19 @@ def _virtual_link_nb(d, tab, nc, k, v, tau, n_hard) -> tuple:
         t_index = 1
     else:
         t_index = 0
+    return _virtual_link_acceleration(d, tab, nc, v_plus, tau, n_hard, t_index)
+
+
+@njit(cache=True)
+def _virtual_link_acceleration(d, tab, nc, v_plus, tau, n_hard, t_index) -> tuple:
+    """Step 4 of seed 000 from v_plus: a0, the checked solve of the nc contacts' and the hard
+    rows' accelerations and joint friction. Returns (OK, t_index, nc)."""
+    par = d.params
+    dyn = d.dyn
+    out = d.out
+    s = d.solve
+    counts = out.counts[0]
+    nv = v_plus.shape[0]
     # 4. accelerations and wrenches (Eq. 20a, 20b): a0 = A^-1 (tau - D v+ - b)
     a0 = out.a0
     rhs = out.tau_c
