@@ -615,7 +615,8 @@ class Simulator:
         thr, geo, env = cfg.thresholds, g.geometry, cfg.environment
         nv, nq = model.nv, model.nq
         N = g.hit_capacity
-        C, P, K = contacts, g.hit_capacity, hard_rows
+        # points: every detected candidate, and the narrow phase's points of body pairs (up to 4 per contact)
+        C, P, K = contacts, g.hit_capacity + 4 * contacts, hard_rows
         materials = ([env.ground.material] if env.ground else []) + [b.material for b in env.boxes]
         materials += self._pair_materials
         self._dyn = Dynamics(ws.R, ws.p, ws.S, ws.V, ws.A, ws.Iw, ws.M, ws.b, ws._acc, ws._f, ws.a_gravity, ws.zero_nv,
