@@ -64,10 +64,12 @@ from humanoid_sim.contact.methods import CAPACITY, OK
 from humanoid_sim.dynamics.kernels import aba_factor_nb, contact_space_matrix_nb
 from humanoid_sim.errors import InvalidValueError
 
-__all__ = ["RelaxedQpData", "RelaxedQpParams", "allocate_relaxed_qp", "relaxed_qp_nb", "w_friction"]
+__all__ = ["RelaxedQpData", "RelaxedQpParams", "allocate_relaxed_qp", "contact_matrix_nb", "relaxed_qp_nb", "solve_nb",
+           "w_friction"]
 
 STATIC, SLIDING = 0, 1  # a vertex block's friction mode within a step
 EXTRA_ROWS = 64  # rows for the hard and joint-friction rows beyond 6 per contact
+CONE_SAMPLES, CONE_SECTIONS = 16, 40  # the search over a friction cone's surface (_static_block)
 
 
 @dataclass(frozen=True)
@@ -281,9 +283,19 @@ def _vertices(d, tab, nc, v) -> int:
 
 
 @njit(cache=True)
+def contact_matrix_nb(tree, dyn, rq, m) -> None:
+    """rq.B[:m, :m] = J A^-1 Jᵀ of the rows rq.J[:m] (Eq. 3-4): unit test forces through the
+    articulated-body factors of the workspace dyn (A = M with dyn.diagonal, the armature and
+    the implicit damping, on its diagonal), O(nb) per column (Kokkevis)."""
+    aba_factor_nb(tree.parent, tree.ndof, tree.v_index, dyn.S, dyn.Iw, dyn.diagonal, rq.IA, rq.Ia, rq.U, rq.Dinv)
+    contact_space_matrix_nb(tree.parent, tree.ndof, tree.v_index, dyn.S, rq.Ia, rq.U, rq.Dinv, rq.J[:m], rq.B[:m, :m],
+                            rq.zero_A, rq.pA, rq.qdd, rq.acc, rq.u)  # fmt: skip
+
+
+@njit(cache=True)
 def _project_vertex(rq, row, t) -> None:
-    """Vertex t's impulses x[row:row+3] onto its set: Δf_n >= 0; static: |Δf_t| <= μ Δf_n;
-    sliding: Δf_t = coef Δf_n along slip."""
+    """Vertex t's impulses x[row:row+3] onto its set: Δf_n >= 0; static: |Δf_t| <= μ Δf_n
+    (f_t scaled); sliding: Δf_t = coef Δf_n along slip."""
     x = rq.x
     fn = x[row]
     if fn <= 0.0:
@@ -301,6 +313,84 @@ def _project_vertex(rq, row, t) -> None:
         s = cap / ft
         x[row + 1] *= s
         x[row + 2] *= s
+
+
+@njit(cache=True)
+def _ray(b00, b01, b02, b11, b12, b22, c0, c1, c2, mu, th):
+    """On the cone's surface along the angle th: u = (1, μ cos th, μ sin th). Returns
+    uᵀc / sqrt(uᵀ Bb u) (the larger, the lower ½ yᵀ Bb y - yᵀ c at the best multiple
+    y = ρ u, whose value is -½ of its square when it is positive) and that ρ >= 0."""
+    u1, u2 = mu * math.cos(th), mu * math.sin(th)
+    quad = b00 + 2.0 * (b01 * u1 + b02 * u2) + b11 * u1 * u1 + 2.0 * b12 * u1 * u2 + b22 * u2 * u2
+    lin = c0 + c1 * u1 + c2 * u2
+    return lin / math.sqrt(quad), max(0.0, lin / quad)
+
+
+@njit(cache=True)
+def _static_block(rq, m, row, t, eps) -> None:
+    """The exact minimiser over vertex t's friction cone {Δf_n >= 0, |Δf_t| <= μ Δf_n} of
+    the objective with every other row held (block coordinate descent, which converges for
+    a strictly convex objective): the unconstrained minimiser when it is inside the cone,
+    else the best point of the cone's surface (a search over the direction of Δf_t)."""
+    B, x, w = rq.B, rq.x, rq.w
+    b00, b01, b02 = B[row, row] + eps, B[row, row + 1], B[row, row + 2]
+    b11, b12, b22 = B[row + 1, row + 1] + eps, B[row + 1, row + 2], B[row + 2, row + 2] + eps
+    x0, x1, x2 = x[row], x[row + 1], x[row + 2]
+    # c = r_b - (w_b - Bb x_b): the block's right-hand side without its own forces
+    c0 = rq.r[row] - w[row] + b00 * x0 + b01 * x1 + b02 * x2
+    c1 = rq.r[row + 1] - w[row + 1] + b01 * x0 + b11 * x1 + b12 * x2
+    c2 = rq.r[row + 2] - w[row + 2] + b02 * x0 + b12 * x1 + b22 * x2
+    mu = rq.mu[t]
+    # unconstrained: Bb y = c (Cramer; Bb is positive definite)
+    m00, m01, m02 = b11 * b22 - b12 * b12, b02 * b12 - b01 * b22, b01 * b12 - b02 * b11
+    det = b00 * m00 + b01 * m01 + b02 * m02
+    y0, y1, y2 = 0.0, 0.0, 0.0
+    inside = False
+    if det > 0.0:
+        m11, m12, m22 = b00 * b22 - b02 * b02, b01 * b02 - b00 * b12, b00 * b11 - b01 * b01
+        y0 = (m00 * c0 + m01 * c1 + m02 * c2) / det
+        y1 = (m01 * c0 + m11 * c1 + m12 * c2) / det
+        y2 = (m02 * c0 + m12 * c1 + m22 * c2) / det
+        inside = y0 >= 0.0 and math.hypot(y1, y2) <= mu * y0
+    if not inside:
+        if mu <= 0.0:  # a frictionless vertex: the ray of Δf_n alone
+            y0 = max(0.0, c0 / b00)
+            y1, y2 = 0.0, 0.0
+        else:  # the cone's surface: the best direction by a coarse search, then golden sections
+            best, best_th = -1e300, 0.0
+            for k in range(CONE_SAMPLES):
+                th = 2.0 * math.pi * k / CONE_SAMPLES
+                h, _ = _ray(b00, b01, b02, b11, b12, b22, c0, c1, c2, mu, th)
+                if h > best:
+                    best, best_th = h, th
+            lo, hi = best_th - 2.0 * math.pi / CONE_SAMPLES, best_th + 2.0 * math.pi / CONE_SAMPLES
+            gr = 0.5 * (math.sqrt(5.0) - 1.0)
+            for _ in range(CONE_SECTIONS):
+                a = hi - gr * (hi - lo)
+                b = lo + gr * (hi - lo)
+                ha, _ = _ray(b00, b01, b02, b11, b12, b22, c0, c1, c2, mu, a)
+                hb, _ = _ray(b00, b01, b02, b11, b12, b22, c0, c1, c2, mu, b)
+                if ha > hb:
+                    hi = b
+                else:
+                    lo = a
+            th = 0.5 * (lo + hi)
+            h, rho = _ray(b00, b01, b02, b11, b12, b22, c0, c1, c2, mu, th)
+            if h < best:  # keep the sampled one
+                th = best_th
+                h, rho = _ray(b00, b01, b02, b11, b12, b22, c0, c1, c2, mu, th)
+            y0, y1, y2 = rho, rho * mu * math.cos(th), rho * mu * math.sin(th)
+            # the search is accurate to its last sections: keep the current forces unless the
+            # new ones are lower (so that sweeps at the minimiser change nothing and stop)
+            old = 0.5 * (x0 * (b00 * x0 + b01 * x1 + b02 * x2) + x1 * (b01 * x0 + b11 * x1 + b12 * x2) +
+                         x2 * (b02 * x0 + b12 * x1 + b22 * x2)) - (c0 * x0 + c1 * x1 + c2 * x2)  # fmt: skip
+            new = 0.5 * (y0 * (b00 * y0 + b01 * y1 + b02 * y2) + y1 * (b01 * y0 + b11 * y1 + b12 * y2) +
+                         y2 * (b02 * y0 + b12 * y1 + b22 * y2)) - (c0 * y0 + c1 * y1 + c2 * y2)  # fmt: skip
+            if not new < old:
+                return
+    _apply(rq, m, row, y0 - x0, eps)
+    _apply(rq, m, row + 1, y1 - x1, eps)
+    _apply(rq, m, row + 2, y2 - x2, eps)
 
 
 @njit(cache=True)
@@ -322,10 +412,11 @@ def _gs_row(rq, m, j, eps) -> None:
 
 
 @njit(cache=True)
-def _solve(rq, nvert, n_hard, n_fric, eps, sweeps, tol) -> int:
-    """Projected Gauss-Seidel on min ½ xᵀ(B + ε I)x - xᵀ r over the vertices' blocks, the
-    hard rows (x >= 0) and the joint-friction rows (|x| <= cap); x holds the first iterate.
-    Returns the sweeps done."""
+def solve_nb(rq, nvert, n_hard, n_fric, eps, sweeps, tol) -> int:
+    """Projected Gauss-Seidel on min ½ xᵀ(B + ε I)x - xᵀ r over rq's rows: nvert vertex
+    blocks (rows 3t: n, t1, t2; rq.mode, mu, coef, slip say each one's set), n_hard hard
+    rows (x >= 0), n_fric joint-friction rows (|x| <= rq.cap); rq.x holds the first
+    iterate and gets the solution, rq.w = (B + ε I) x. Returns the sweeps done."""
     m = 3 * nvert + n_hard + n_fric
     x, w, B = rq.x, rq.w, rq.B
     r_max = 0.0
@@ -345,18 +436,17 @@ def _solve(rq, nvert, n_hard, n_fric, eps, sweeps, tol) -> int:
             for c in range(3):
                 old[c] = x[row + c]
             w0 = w[row]
-            if rq.mode[t] == SLIDING:
+            if rq.mode[t] == SLIDING:  # Δf_n from its own row, friction following it
                 _gs_row(rq, m, row, eps)
+                pre0, pre1, pre2 = x[row], x[row + 1], x[row + 2]
+                _project_vertex(rq, row, t)
+                post0, post1, post2 = x[row], x[row + 1], x[row + 2]
+                x[row], x[row + 1], x[row + 2] = pre0, pre1, pre2
+                _apply(rq, m, row, post0 - pre0, eps)
+                _apply(rq, m, row + 1, post1 - pre1, eps)
+                _apply(rq, m, row + 2, post2 - pre2, eps)
             else:
-                for c in range(3):
-                    _gs_row(rq, m, row + c, eps)
-            pre0, pre1, pre2 = x[row], x[row + 1], x[row + 2]
-            _project_vertex(rq, row, t)
-            post0, post1, post2 = x[row], x[row + 1], x[row + 2]
-            x[row], x[row + 1], x[row + 2] = pre0, pre1, pre2
-            _apply(rq, m, row, post0 - pre0, eps)
-            _apply(rq, m, row + 1, post1 - pre1, eps)
-            _apply(rq, m, row + 2, post2 - pre2, eps)
+                _static_block(rq, m, row, t, eps)
             for c in range(3):
                 change = max(change, abs(x[row + c] - old[c]))
                 largest = max(largest, abs(x[row + c]))
@@ -428,10 +518,7 @@ def relaxed_qp_nb(d, tab, nc, k, v, tau, n_hard) -> tuple:
             rq.J[row, col] = 0.0
         rq.J[row, fr.index[j]] = 1.0
         rq.cap[row] = fr.bound[j] * dt
-    # B = J A^-1 Jᵀ by test forces over the articulated-body factors (Eq. 3-4)
-    aba_factor_nb(tree.parent, tree.ndof, tree.v_index, dyn.S, dyn.Iw, dyn.diagonal, rq.IA, rq.Ia, rq.U, rq.Dinv)
-    contact_space_matrix_nb(tree.parent, tree.ndof, tree.v_index, dyn.S, rq.Ia, rq.U, rq.Dinv, rq.J[:m], rq.B[:m, :m],
-                            rq.zero_A, rq.pA, rq.qdd, rq.acc, rq.u)  # fmt: skip
+    contact_matrix_nb(tree, dyn, rq, m)
     mean_diag = 0.0
     for a in range(m):
         mean_diag += rq.B[a, a]
@@ -486,7 +573,7 @@ def relaxed_qp_nb(d, tab, nc, k, v, tau, n_hard) -> tuple:
     total = 0
     rounds = 0
     for rounds in range(1, max_rounds + 1):
-        total += _solve(rq, nvert, n_hard, n_fric, eps, sweeps, tol)
+        total += solve_nb(rq, nvert, n_hard, n_fric, eps, sweeps, tol)
         changed = False
         if rounds == max_rounds:
             break
