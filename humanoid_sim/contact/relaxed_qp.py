@@ -87,11 +87,11 @@ class RelaxedQpParams:
     remembered one of the same bodies within this distance in the body's frame [m] (> 0).
     """
 
-    regularisation: float = 1e-2
+    regularisation: float = 0.1
     compensation: float = 0.2
     friction_rate: float = 100.0
-    sweeps: int = 300
-    tolerance: float = 1e-8
+    sweeps: int = 100
+    tolerance: float = 1e-6
     max_rounds: int = 3
     match_radius: float = 2e-3
 
