@@ -245,10 +245,12 @@ def _arm(tab, i) -> float:
 
 
 @njit(cache=True)
-def _build_contacts(d, tab, k, spec_dt) -> int:
+def _build_contacts(d, tab, k, spec_dt, separating) -> int:
     """Contacts of the k detected points at the workspace's velocities into ``tab``: points
-    grouped by (body, element, surface) (detection.order sorts the keys stably), separating
-    points dropped, each group classified and its state read from the memory. Points
+    grouped by (body, element, surface) (detection.order sorts the keys stably), points
+    separating faster than ``separating`` [m/s] dropped (np.inf: none, for a method whose
+    solve decides separation itself), each group classified and its state read from the
+    memory. Points
     farther than the tolerance are speculative: kept only when spec_dt > 0 and they would
     come within it in spec_dt at their normal velocity. Returns the number of contacts,
     or -1 when a table is too small."""
@@ -296,7 +298,7 @@ def _build_contacts(d, tab, k, spec_dt) -> int:
                     sel[m] = h
                     m += 1
                     counts.speculative += 1
-            elif vn <= par.separating + par.correction_rate * max(0.0, -gap[h]):
+            elif vn <= separating + par.correction_rate * max(0.0, -gap[h]):
                 sel[m] = h
                 m += 1
         if m > 0:
@@ -1157,7 +1159,8 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
     counts.hits = k
     det.order[:k] = np.argsort(det.keys[:k], kind="mergesort")
     tab = d.tables[0]
-    nc = _build_contacts(d, tab, k, dt)
+    # relaxed_qp keeps the separating points of the band: its complementarity releases them
+    nc = _build_contacts(d, tab, k, dt, np.inf if par.method == RELAXED_QP else par.separating)
     if nc < 0:
         return CAPACITY
     # 3-4. impulses, accelerations and contact wrenches by the configured contact method
@@ -1227,7 +1230,7 @@ def _virtual_link_nb(d, tab, nc, k, v, tau, n_hard) -> tuple:
         rnea_nb(d.tree.parent, d.tree.ndof, d.tree.v_index, dyn.S, dyn.Iw, dyn.V, dyn.A, dyn.zero_nv, dyn.a_gravity,
                 dyn.b, dyn.acc, dyn.f)  # fmt: skip
         after = d.tables[1]
-        n_after = _build_contacts(d, after, k, 0.0)
+        n_after = _build_contacts(d, after, k, 0.0, par.separating)
         if n_after < 0:
             return CAPACITY, 0, 0
         P = after.xy.shape[0]
@@ -1259,7 +1262,7 @@ def _virtual_link_nb(d, tab, nc, k, v, tau, n_hard) -> tuple:
         t_index = 1
     elif counts.speculative > 0:  # speculative points take part in impulses only
         tab = d.tables[1]
-        nc = _build_contacts(d, tab, k, 0.0)
+        nc = _build_contacts(d, tab, k, 0.0, par.separating)
         if nc < 0:
             return CAPACITY, 0, 0
         t_index = 1
