@@ -122,7 +122,7 @@ class RelaxedQpData(NamedTuple):
     p, ref, lever (P, 3) (world; the reference point in the other body's frame for a
     contact between two bodies; the lever in the virtual-link axes), vel (P, 3) (n, t1,
     t2), mem_row (P,), prev_sliding (P,). Articulated-body factors IA, Ia, U, Dinv
-    (nb, 6, 6), zero_A, pA, acc (nb, 6) (nb <= nv + 1), qdd, u, g, h (nv,).
+    (nb, 6, 6), zero_A, pA, acc (nb, 6) (nb <= nv + 1), qdd, u, g, h (nv,); small (6,).
     Vertex memory (two tables, read one write the other): m_key (2, P, 4) body, other,
     element, candidate (-1: a narrow-phase point); m_local (2, P, 3): the vertex in its
     body's frame [m]; m_ref (2, P, 3): its reference point; m_sliding (2, P); m_force
@@ -156,6 +156,7 @@ class RelaxedQpData(NamedTuple):
     u: np.ndarray
     g: np.ndarray
     h: np.ndarray
+    small: np.ndarray
     m_key: np.ndarray
     m_local: np.ndarray
     m_ref: np.ndarray
@@ -176,7 +177,7 @@ def allocate_relaxed_qp(params: RelaxedQpParams, C: int, P: int, nv: int) -> Rel
         np.zeros(P, np.int64), np.zeros(P), np.zeros((P, 2)), np.zeros(P), np.zeros((P, 3)), np.zeros((P, 3)),
         np.zeros((P, 3)), np.zeros((P, 3)), np.zeros(P, np.int64), np.zeros(P, np.int64),
         np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6)), np.zeros((nb, 6)),
-        np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(nv),
+        np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(6),
         np.zeros((2, P, 4), np.int64), np.zeros((2, P, 3)), np.zeros((2, P, 3)), np.zeros((2, P), np.int64),
         np.zeros((2, P, 3)), np.zeros(2, np.int64), np.zeros(1, np.int64),
     )  # fmt: skip
@@ -222,7 +223,7 @@ def _vertices(d, tab, nc, v) -> int:
     dt = d.params.dt
     cur = rq.m_current[0]
     radius = rq.constants[6]
-    local = np.empty(3)  # one small buffer per step
+    local = rq.small[:3]
     nvert = 0
     for i in range(nc):
         Rv = tab.R[i]
@@ -426,7 +427,7 @@ def solve_nb(rq, nvert, n_hard, n_fric, eps, sweeps, tol) -> int:
             s += B[a, b] * x[b]
         w[a] = s
         r_max = max(r_max, abs(rq.r[a]))
-    old = np.empty(3)  # small per-solve buffers
+    old = rq.small[3:]
     done = 0
     for sweep in range(1, sweeps + 1):
         done = sweep
