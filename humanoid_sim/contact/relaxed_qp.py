@@ -69,6 +69,10 @@ __all__ = ["RelaxedQpData", "RelaxedQpParams", "allocate_relaxed_qp", "contact_m
 
 STATIC, SLIDING = 0, 1  # a vertex block's friction mode within a step
 EXTRA_ROWS = 64  # rows for the hard and joint-friction rows beyond 6 per contact
+# vertices the rows have room for: this many per contact (at most P); more return CAPACITY and
+# the simulator doubles C (B is (R, R): sized by P alone, a mesh's thousands of candidate
+# points would make it gigabytes for every simulator)
+VERTICES_PER_CONTACT = 8
 CONE_SAMPLES, CONE_SECTIONS = 16, 40  # the search over a friction cone's surface (_static_block)
 
 
@@ -115,7 +119,8 @@ class RelaxedQpData(NamedTuple):
     """The method's constants and scratch, allocated once per simulator (rebuilt with the
     tables when they grow: the vertex memory then starts over).
 
-    constants (7,): RelaxedQpParams in field order. Rows (R = 3 P + 6 C + EXTRA_ROWS):
+    constants (7,): RelaxedQpParams in field order. Rows (R = 3 min(P, VERTICES_PER_CONTACT C)
+    + 6 C + EXTRA_ROWS):
     J (R, nv) the rows, B (R, R) J A^-1 Jᵀ, x (R,) impulses, w (R,) (B + ε I) x,
     r (R,), cap (R,): a box row's bound. Vertices (P): mode, mu (friction radius),
     slip (P, 2) the sliding force's direction in the tangents, coef (P,) its μ_d w,
@@ -168,7 +173,7 @@ class RelaxedQpData(NamedTuple):
 
 def allocate_relaxed_qp(params: RelaxedQpParams, C: int, P: int, nv: int) -> RelaxedQpData:
     """RelaxedQpData for C contacts, P contact points and nv velocity coordinates."""
-    R = 3 * P + 6 * C + EXTRA_ROWS
+    R = 3 * min(P, VERTICES_PER_CONTACT * C) + 6 * C + EXTRA_ROWS
     nb = nv + 1
     constants = np.array([params.regularisation, params.compensation, params.friction_rate, params.sweeps,
                           params.tolerance, params.max_rounds, params.match_radius], dtype=float)  # fmt: skip
