@@ -62,7 +62,7 @@ from humanoid_sim.contact.kernels import (
     signed_distance_nb,
     zmp_nb,
 )
-from humanoid_sim.contact.methods import CAPACITY, NONFINITE, OK, PENALTY_VOLUME, RELAXED_QP, SINGULAR
+from humanoid_sim.contact.methods import CAPACITY, NONFINITE, OK, PENALTY_VOLUME, RELAXED_QP, SINGULAR, VIRTUAL_LINK
 from humanoid_sim.contact.pair_contacts import collide_pairs_nb
 from humanoid_sim.contact.penalty_volume import penalty_volume_free_acceleration_nb, penalty_volume_nb
 from humanoid_sim.contact.relaxed_qp import relaxed_qp_nb
@@ -245,10 +245,12 @@ def _arm(tab, i) -> float:
 
 
 @njit(cache=True)
-def _build_contacts(d, tab, k, spec_dt) -> int:
+def _build_contacts(d, tab, k, spec_dt, separating) -> int:
     """Contacts of the k detected points at the workspace's velocities into ``tab``: points
-    grouped by (body, element, surface) (detection.order sorts the keys stably), separating
-    points dropped, each group classified and its state read from the memory. Points
+    grouped by (body, element, surface) (detection.order sorts the keys stably), points
+    separating faster than ``separating`` [m/s] dropped (np.inf: none, for a method whose
+    solve decides separation itself), each group classified and its state read from the
+    memory. Points
     farther than the tolerance are speculative: kept only when spec_dt > 0 and they would
     come within it in spec_dt at their normal velocity. Returns the number of contacts,
     or -1 when a table is too small."""
@@ -290,14 +292,14 @@ def _build_contacts(d, tab, k, spec_dt) -> int:
             h = order[t]
             # normal velocity (v_O + w x p) . n; a penetrating point moving out no faster than
             # the correction of Eq. 20b drives it is being corrected, not separating (the
-            # penalty method keeps every penetrating point: its spring pushes until it is out)
+            # per-vertex methods keep every point in the band: separating = inf)
             vn = vo_n + point[h, 0] * nxw0 + point[h, 1] * nxw1 + point[h, 2] * nxw2
             if gap[h] > tol:
                 if gap[h] + vn * spec_dt < tol:
                     sel[m] = h
                     m += 1
                     counts.speculative += 1
-            elif par.method == PENALTY_VOLUME or vn <= par.separating + par.correction_rate * max(0.0, -gap[h]):
+            elif vn <= separating + par.correction_rate * max(0.0, -gap[h]):
                 sel[m] = h
                 m += 1
         if m > 0:
@@ -1158,7 +1160,8 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
     counts.hits = k
     det.order[:k] = np.argsort(det.keys[:k], kind="mergesort")
     tab = d.tables[0]
-    nc = _build_contacts(d, tab, k, dt)
+    # relaxed_qp keeps the separating points of the band: its complementarity releases them
+    nc = _build_contacts(d, tab, k, dt, par.separating if par.method == VIRTUAL_LINK else np.inf)
     if nc < 0:
         return CAPACITY
     # 3-4. impulses, accelerations and contact wrenches by the configured contact method
@@ -1237,7 +1240,7 @@ def _virtual_link_nb(d, tab, nc, k, v, tau, n_hard, with_contacts) -> tuple:
         if not with_contacts:
             return _virtual_link_acceleration(d, tab, 0, v_plus, tau, n_hard, 0)
         after = d.tables[1]
-        n_after = _build_contacts(d, after, k, 0.0)
+        n_after = _build_contacts(d, after, k, 0.0, par.separating)
         if n_after < 0:
             return CAPACITY, 0, 0
         P = after.xy.shape[0]
@@ -1269,7 +1272,7 @@ def _virtual_link_nb(d, tab, nc, k, v, tau, n_hard, with_contacts) -> tuple:
         t_index = 1
     elif with_contacts and counts.speculative > 0:  # speculative points take part in impulses only
         tab = d.tables[1]
-        nc = _build_contacts(d, tab, k, 0.0)
+        nc = _build_contacts(d, tab, k, 0.0, par.separating)
         if nc < 0:
             return CAPACITY, 0, 0
         t_index = 1
