@@ -15,6 +15,8 @@ Printed:
   the kinetic energy at the end (at rest?);
 - the same at larger steps (2, 5, 10, 20 ms): the largest step that is "stable" (runs the
   5 s with a finite state, penetration <= 1 mm, no step gaining more than 0.1 J);
+- with --micro, the paper's "microscopic" row: penalty_volume (seed 004's penalty method)
+  at dt = 10 µs;
 - MuJoCo at 1 ms (the same URDF through bench/step.py's conversion, base fixed; one
   friction coefficient, chosen mu = mu_d = 0.4; MuJoCo's default soft contacts): CPU
   seconds, penetration, energy gain per step (mjENBL_ENERGY), kinetic energy at the end;
@@ -24,7 +26,7 @@ Printed:
   (box-plane contacts are the box's vertices), as a table and, with --plot PATH, a PNG.
 
 Usage: python bench/seed002_pendulum.py [--links 10] [--seconds 5] [--no-sweep] [--no-mujoco]
-       [--methods virtual_link relaxed_qp] [--plot docs/reproductions/seed002_end_link_forces.png]
+       [--methods virtual_link relaxed_qp] [--micro] [--plot docs/reproductions/seed002_end_link_forces.png]
 """
 
 from __future__ import annotations
@@ -288,6 +290,8 @@ def main() -> None:
     ap.add_argument("--plot", type=Path, default=None)
     ap.add_argument("--methods", nargs="+", default=["virtual_link", "relaxed_qp"], choices=CONTACT_METHODS,
                     help="contact methods to run (rows of Table 1)")
+    ap.add_argument("--micro", action="store_true",
+                    help="also the paper's microscopic row: penalty_volume at dt = 10 µs (seed 004's penalty method)")
     args = ap.parse_args()
     spec = BoxPendulum(links=args.links)
     print(f"seed 002 pendulum: {spec.links} links {spec.width * 100:g} x {spec.depth * 100:g} x {spec.length * 100:g} cm, "
@@ -307,6 +311,8 @@ def main() -> None:
                     largest = dt
             print(f"  largest stable step of {method} among {[f'{d * 1e3:g} ms' for d in SWEEP]}: "
                   f"{'none' if largest is None else f'{largest * 1e3:g} ms'}")  # fmt: skip
+    if args.micro:  # Table 1's microscopic method: a penalty method at a step 100 x smaller
+        print_run("humanoid_sim penalty_volume (micro)", run_ours(spec, 1e-5, args.seconds, method="penalty_volume"))
     mj = None
     if not args.no_mujoco:
         try:

@@ -1160,7 +1160,7 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
     counts.hits = k
     det.order[:k] = np.argsort(det.keys[:k], kind="mergesort")
     tab = d.tables[0]
-    # relaxed_qp keeps the separating points of the band: its complementarity releases them
+    # the per-vertex methods keep the separating points of the band: their solves release them
     nc = _build_contacts(d, tab, k, dt, par.separating if par.method == VIRTUAL_LINK else np.inf)
     if nc < 0:
         return CAPACITY

@@ -254,7 +254,10 @@ class StepResult(NamedTuple):
     every check; solver: what was integrated: "checked" (seed 000's solve, every check
     passed) or "bounded" (the checked solve of the impulse or acceleration phase was rank
     deficient or still failed its checks after the rounds, and the bounded solve of
-    contact/bounded_solve.py, valid by construction, replaced it);
+    contact/bounded_solve.py, valid by construction, replaced it); under the other contact
+    methods their name ("relaxed_qp": seed 002's bounded QP, valid by construction;
+    "penalty_volume": seed 004's penalty forces), or "bounded" when the joint-stop rows that
+    penalty_volume leaves to seed 000's solve needed the bounded solve;
     impulse: an impulse phase ran this step; max_penetration: deepest point [m] (>= 0);
     constraint_forces: per provider, lambda per row it returned [N m or N];
     acceleration: v̇ (nv,) of the constraint solve at the start of the step (after any
@@ -302,6 +305,7 @@ class Simulator:
         self.providers = tuple(providers)
         self._validated_empty: list[OneSidedRows | None] = [None] * len(self.providers)
         self._point_forces = self.contact_method != CONTACT_METHODS[VIRTUAL_LINK]  # reports carry per-point forces
+        self._solver = "checked" if not self._point_forces else self.contact_method  # StepResult.solver
         self._last_hard_force: dict[str, float] = {}  # provider row name -> its force in the last step [N m or N]
         self.ws = DynamicsWorkspace(model)
         self._tree = kinematic_tree(model)
@@ -695,7 +699,7 @@ class Simulator:
         return StepResult(
             self._t, q_next.copy(), v_next.copy(), tau_j, reports, zmp, counts.rounds, bool(counts.validated),
             bool(counts.impulse), counts.max_penetration, forces, out.a.copy(),
-            "bounded" if counts.bounded else "checked",
+            "bounded" if counts.bounded else self._solver,
         )  # fmt: skip
 
     def _provider_rows(self, rows: list[OneSidedRows], v: np.ndarray):
