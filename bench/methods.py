@@ -4,13 +4,21 @@ Three scenes, each under every contact method of ``SimulatorConfig.contact_metho
 (virtual_link: seed 000; relaxed_qp: seed 002; penalty_volume: seed 004) and under MuJoCo
 (the same URDF, its default soft contacts, bench/step.py's conversion):
 
-- **standing**: the bundled humanoid from "stand" under bench/step.py's holding controller,
-  dt 1 ms. Printed: step cost (median, mean) [µs], deepest penetration [mm], slip of the soles
+- **standing**: the bundled humanoid from "stand" under the library's HoldingController (PD and
+  gravity compensation on both soles, control/holding_controller.py), dt 1 ms; MuJoCo under
+  bench/step.py's joint-space holding controller (static torques and a PD on the joints: it
+  needs no conversion of MuJoCo's base state). Under bench/step.py's controller (its stiffness
+  against whole-body pitch tuned on rigid feet) the robot stands under virtual_link and MuJoCo
+  but leans and falls within 2-3 s under the per-vertex methods, whose contacts give a little;
+  the HoldingController closes the loop on the base and holds it under all three.
+  Printed: step cost (median, mean) [µs], deepest penetration [mm], slip of the soles
   [mm] at the end, the error of Σ f_z against m g over the last second (mean and worst,
   relative), the kinetic energy at the end [J].
 - **falling**: the same humanoid from "stand" with zero torque, dt 1 ms. Printed: step cost,
   deepest penetration, the largest one-step rise of T + U [J] (a passive system never gains
-  energy), T over the last second (at rest: < 1e-3 J), Σ f_z error over the last second.
+  energy; T + U leaves out the energy stored in penalty_volume's springs, ½ k d² per unit
+  area: their release after an impact shows as a rise), T over the last second (at rest:
+  < 1e-3 J), Σ f_z error over the last second.
 - **pendulum**: seed 002's 10-link pendulum of box links (pivot 0.55 m, 60 degrees, mu_s 1.0,
   mu_d 0.4), 5 s at dt 1 ms. Printed: ran to the end or the failure, CPU per step,
   penetration, largest one-step rise of T + U, T at the end.
@@ -42,6 +50,7 @@ from step import DT, FEET, URDF, holding_controller, mujoco_model, mujoco_state 
 
 from humanoid_sim.contact.environment import Environment, GroundPlane, Material  # noqa: E402
 from humanoid_sim.contact.methods import CONTACT_METHODS  # noqa: E402
+from humanoid_sim.control.holding_controller import HoldingController  # noqa: E402
 from humanoid_sim.dynamics.kinematics import frame_placement  # noqa: E402
 from humanoid_sim.model import load_urdf  # noqa: E402
 from humanoid_sim.model.box_pendulum import BoxPendulum, box_pendulum, box_pendulum_urdf  # noqa: E402
@@ -77,10 +86,15 @@ def _humanoid(method: str, torque: bool, seconds: float) -> Figures:
     model = load_urdf(URDF)
     sim = Simulator(model, SimulatorConfig(dt=DT, contact_method=method))
     q0 = sim.reset("stand")
-    ctrl = holding_controller(model, q0) if torque else None
+    holding = HoldingController(model) if torque else None
+    ctrl = None if holding is None else (lambda: holding.update(sim.t, sim.q, sim.v))
+    if holding is not None:
+        holding.reset(q0)
     for _ in range(10):  # first calls compile or load the kernels: untimed
-        sim.step(None if ctrl is None else ctrl(sim.q[7:], sim.v[6:]))
+        sim.step(None if ctrl is None else ctrl())
     sim.reset("stand")
+    if holding is not None:
+        holding.reset(sim.q)
     meter = MechanicsMeter(model, sim.armature)
     mg = float(np.sum(model.mass) * np.linalg.norm(model.gravity))
     soles0 = [frame_placement(model, q0, f)[:3, 3] for f in FEET]
@@ -90,7 +104,7 @@ def _humanoid(method: str, torque: bool, seconds: float) -> Figures:
     pen, gain, failure = 0.0, 0.0, None
     prev = meter(sim.q, sim.v).total
     for i in range(steps):
-        tau = None if ctrl is None else ctrl(sim._q[7:], sim._v[6:])
+        tau = None if ctrl is None else ctrl()
         t0 = time.perf_counter()
         try:
             r = sim.step(tau)
@@ -281,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
         print("mujoco not installed: no comparison")
         with_mujoco = False
     scenes = (
-        (f"standing under the holding controller, bundled humanoid, dt 1 ms, {args.seconds:g} s",
+        (f"standing under the HoldingController (MuJoCo: bench/step.py's), bundled humanoid, dt 1 ms, {args.seconds:g} s",
          lambda m: _humanoid(m, True, args.seconds), lambda: _mujoco_humanoid(True, args.seconds)),
         (f"passive fall from \"stand\", zero torque, dt 1 ms, {args.seconds:g} s",
          lambda m: _humanoid(m, False, args.seconds), lambda: _mujoco_humanoid(False, args.seconds)),

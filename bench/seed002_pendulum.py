@@ -204,7 +204,7 @@ def run_mujoco(spec: BoxPendulum, seconds: float, dt: float = 1e-3) -> Run:
 
 def print_run(name: str, r: Run) -> None:
     status = "ran to the end" if r.failure is None else f"FAILED: {r.failure}"
-    print(f"  {name:<14} dt {r.dt * 1e3:5.1f} ms: {status}; t = {r.t_end:.3f} s, CPU {r.cpu:6.2f} s "
+    print(f"  {name:<14} dt {r.dt * 1e3:5.3g} ms: {status}; t = {r.t_end:.3f} s, CPU {r.cpu:6.2f} s "
           f"({r.cpu / max(r.steps, 1) * 1e6:7.1f} µs/step), penetration {r.penetration * 1e3:.3f} mm, "
           f"largest gain {r.gain:.2e} J/step (t = {r.gain_t:.3f} s), energy {r.energy[0]:.3f} -> {r.energy[1]:.3f} J, "
           f"kinetic at the end {r.kinetic_end:.2e} J"
