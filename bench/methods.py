@@ -45,19 +45,17 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import seed002_pendulum  # noqa: E402
 from mechanics import MechanicsMeter, machine_load  # noqa: E402
 from step import DT, FEET, URDF, holding_controller, mujoco_model, mujoco_state  # noqa: E402
 
-from humanoid_sim.contact.environment import Environment, GroundPlane, Material  # noqa: E402
 from humanoid_sim.contact.methods import CONTACT_METHODS  # noqa: E402
 from humanoid_sim.control.holding_controller import HoldingController  # noqa: E402
 from humanoid_sim.dynamics.kinematics import frame_placement  # noqa: E402
 from humanoid_sim.model import load_urdf  # noqa: E402
-from humanoid_sim.model.box_pendulum import BoxPendulum, box_pendulum, box_pendulum_urdf  # noqa: E402
+from humanoid_sim.model.box_pendulum import BoxPendulum  # noqa: E402
 from humanoid_sim.simulator.simulator import Simulator, SimulatorConfig  # noqa: E402
 
-MU_S, MU_D = 1.0, 0.4  # seed 002's pendulum
-START = math.radians(60.0)
 
 
 class Figures(NamedTuple):
@@ -134,42 +132,16 @@ def _humanoid(method: str, torque: bool, seconds: float) -> Figures:
                    meter.kinetic(sim.q, sim.v), max(kin_last) if kin_last else math.nan, sim.t, failure)  # fmt: skip
 
 
+def _from_run(run) -> Figures:
+    """bench/seed002_pendulum.py's Run of the pendulum as this bench's Figures (cost: CPU per step)."""
+    per_step = run.cpu / max(run.steps, 1)
+    return Figures((per_step, per_step), run.penetration, math.nan, (math.nan, math.nan), run.gain, run.kinetic_end,
+                   math.nan, run.t_end, run.failure)  # fmt: skip
+
+
 def _pendulum(method: str, seconds: float) -> Figures:
-    """Seed 002's pendulum: 10 box links striking the floor."""
-    spec = BoxPendulum()
-    env = Environment(ground=GroundPlane(material=Material(mu_s=MU_S, mu_d=MU_D)))
-
-    def fresh() -> Simulator:
-        sim = Simulator(box_pendulum(spec), SimulatorConfig(dt=DT, environment=env, contact_method=method), poses={})
-        sim.set_state(spec.initial_configuration(START), np.zeros(sim.model.nv))
-        return sim
-
-    warm = fresh()
-    for _ in range(5):
-        warm.step()
-    sim = fresh()
-    meter = MechanicsMeter(sim.model, sim.armature)
-    prev = meter(sim.q, sim.v).total
-    cpu, pen, gain, failure, steps = 0.0, 0.0, 0.0, None, 0
-    for _ in range(int(round(seconds / DT))):
-        c0 = time.process_time()
-        try:
-            r = sim.step()
-        except Exception as exc:  # noqa: BLE001 -- a failure is a figure
-            failure = _failure(exc, sim.t)
-            break
-        cpu += time.process_time() - c0
-        steps += 1
-        if not (np.all(np.isfinite(r.q)) and np.all(np.isfinite(r.v))):
-            failure = f"non-finite state at t = {r.t:.3f} s"
-            break
-        pen = max(pen, r.max_penetration)
-        e = meter(r.q, r.v).total
-        gain = max(gain, e - prev)
-        prev = e
-    per_step = cpu / max(steps, 1)
-    kin = meter.kinetic(sim.q, sim.v)
-    return Figures((per_step, per_step), pen, math.nan, (math.nan, math.nan), gain, kin, math.nan, sim.t, failure)
+    """Seed 002's pendulum: 10 box links striking the floor (bench/seed002_pendulum.py's run)."""
+    return _from_run(seed002_pendulum.run_ours(BoxPendulum(), DT, seconds, method=method))
 
 
 def _mujoco_humanoid(torque: bool, seconds: float) -> Figures:
@@ -220,42 +192,7 @@ def _mujoco_humanoid(torque: bool, seconds: float) -> Figures:
 
 
 def _mujoco_pendulum(seconds: float) -> Figures:
-    import mujoco
-
-    spec = BoxPendulum()
-    m = mujoco_model(None, box_pendulum_urdf(spec), floating=False)
-    m.opt.timestep = DT
-    m.geom_friction[:, 0] = MU_D
-    m.opt.enableflags |= mujoco.mjtEnableBit.mjENBL_ENERGY
-
-    def fresh():
-        d = mujoco.MjData(m)
-        for k in range(spec.links):
-            d.qpos[m.jnt_qposadr[m.joint(f"joint{k + 1}").id]] = spec.initial_configuration(START)[k]
-        mujoco.mj_forward(m, d)
-        return d
-
-    d = fresh()
-    for _ in range(5):
-        mujoco.mj_step(m, d)
-    d = fresh()
-    mujoco.mj_energyPos(m, d)
-    mujoco.mj_energyVel(m, d)
-    prev = float(d.energy.sum())
-    cpu, pen, gain, steps = 0.0, 0.0, 0.0, 0
-    for _ in range(int(round(seconds / DT))):
-        c0 = time.process_time()
-        mujoco.mj_step(m, d)
-        cpu += time.process_time() - c0
-        steps += 1
-        e = float(d.energy.sum())
-        gain = max(gain, e - prev)
-        prev = e
-        if d.ncon:
-            pen = max(pen, float(-d.contact.dist[: d.ncon].min()))
-    per_step = cpu / max(steps, 1)
-    return Figures((per_step, per_step), pen, math.nan, (math.nan, math.nan), gain, float(d.energy[1]), math.nan,
-                   float(d.time), None)  # fmt: skip
+    return _from_run(seed002_pendulum.run_mujoco(BoxPendulum(), seconds, DT))
 
 
 def _mm(x: float) -> str:
