@@ -12,8 +12,12 @@ cone, soft contacts of default solref/solimp, friction 0.8). Printed per N: mean
 median step cost [µs] of each, their ratio, and whether the stack stood (every block's
 centre within ``--tolerance`` (1 cm) of its start after the run), the largest drift of a
 block [m] and the deepest penetration [m] seen. The machine load is printed beside.
+One row per contact method of ``--methods`` (SimulatorConfig.contact_method; MuJoCo beside
+the first); with ``--largest-dt`` each row also gives the largest step among
+``--dts`` [ms] at which the stack still stands (the update rate it needs: 1 / dt).
 
 Usage: python bench/block_stack.py [--counts 1,3,6,13,20] [--seconds 10] [--tolerance 0.01]
+       [--methods virtual_link,penalty_volume] [--largest-dt] [--dts 5,10,20,40]
 """
 
 from __future__ import annotations
@@ -62,15 +66,18 @@ def block_positions(n: int) -> np.ndarray:
     return np.array(centres)
 
 
-def ours(n: int, seconds: float):
+def ours(n: int, seconds: float, method: str = "virtual_link", dt: float = DT):
+    """Step costs [s], the largest drift of a block [m] and the deepest penetration [m] of
+    the stack of n blocks stepped for ``seconds`` at dt [s] with the contact method."""
     shape = Shape(ShapeKind.BOX, list(SIZE))
     inertia = shape.mass_properties(mass=MASS).inertia
     start = block_positions(n)
     objects = tuple(FreeObject(f"block_{i + 1}", shape, MASS, inertia, position=p, material=MATERIAL) for i, p in enumerate(start))
     world = World(ground=GroundPlane(0.0, MATERIAL), objects=objects)
     wm = assemble_world_model(world)
-    sim = Simulator.from_world(wm, config=SimulatorConfig(dt=DT, gravity=np.array([0.0, 0.0, -G]), body_material=MATERIAL))
-    steps = int(round(seconds / DT))
+    cfg = SimulatorConfig(dt=dt, gravity=np.array([0.0, 0.0, -G]), body_material=MATERIAL, contact_method=method)
+    sim = Simulator.from_world(wm, config=cfg)
+    steps = int(round(seconds / dt))
     costs = np.empty(steps)
     pen = 0.0
     sim.step()  # first-call costs
@@ -82,6 +89,18 @@ def ours(n: int, seconds: float):
         pen = max(pen, r.max_penetration)
     end = np.array([r.q[o.q][:3] for o in wm.objects])
     return costs, float(np.linalg.norm(end - start, axis=1).max()), pen
+
+
+def largest_dt(n: int, seconds: float, method: str, dts: list[float], tolerance: float) -> float:
+    """The largest of dts [s] at which the stack of n blocks stands for ``seconds`` (nan: none)."""
+    for dt in sorted(dts, reverse=True):
+        try:
+            _, drift, _ = ours(n, seconds, method, dt)
+        except Exception:  # noqa: BLE001 -- a failed run does not stand
+            continue
+        if drift <= tolerance:
+            return dt
+    return float("nan")
 
 
 def mujoco_stack(n: int, seconds: float):
@@ -119,8 +138,13 @@ def main() -> None:
     parser.add_argument("--counts", default="1,3,6,13,20")
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--tolerance", type=float, default=0.01)
+    parser.add_argument("--methods", default="virtual_link,penalty_volume")
+    parser.add_argument("--largest-dt", action="store_true")
+    parser.add_argument("--dts", default="5,10,20,40", help="steps to try for --largest-dt [ms]")
     args = parser.parse_args()
     counts = [int(c) for c in args.counts.split(",")]
+    methods = args.methods.split(",")
+    dts = [float(x) * 1e-3 for x in args.dts.split(",")]
     print(f"block stack: blocks 1 x 1 x 2 m, 1 kg, dt {DT * 1e3:g} ms, {args.seconds:g} s per stack ({machine_load()})")
     try:
         import mujoco
@@ -129,18 +153,22 @@ def main() -> None:
     except ImportError:
         version = None
         print("mujoco not installed: humanoid_sim alone")
-    header = f"{'N':>3} {'ours mean':>10} {'median':>8} {'stood':>6} {'drift [m]':>10} {'pen [m]':>9}"
+    header = f"{'method':>15} {'N':>3} {'ours mean':>10} {'median':>8} {'stood':>6} {'drift [m]':>10} {'pen [m]':>9}"
     if version:
         header += f" | {'MuJoCo ' + version + ' mean':>18} {'median':>8} {'stood':>6} {'drift [m]':>10} {'pen [m]':>9} | ratio"
+    if args.largest_dt:
+        header += f" | {'largest dt [ms]':>15}"
     print(header + "   (costs in µs per step)")
-    for n in counts:
-        costs, drift, pen = ours(n, args.seconds)
-        line = (f"{n:>3} {costs.mean() * 1e6:>10.1f} {np.median(costs) * 1e6:>8.1f} {str(drift <= args.tolerance):>6} "
-                f"{drift:>10.2e} {pen:>9.2e}")  # fmt: skip
-        if version:
+    for method, n in [(m, n) for m in methods for n in counts]:
+        costs, drift, pen = ours(n, args.seconds, method)
+        line = (f"{method:>15} {n:>3} {costs.mean() * 1e6:>10.1f} {np.median(costs) * 1e6:>8.1f} "
+                f"{str(drift <= args.tolerance):>6} {drift:>10.2e} {pen:>9.2e}")  # fmt: skip
+        if version and method == methods[0]:
             mj, mdrift, mpen = mujoco_stack(n, args.seconds)
             line += (f" | {mj.mean() * 1e6:>18.1f} {np.median(mj) * 1e6:>8.1f} {str(mdrift <= args.tolerance):>6} "
                      f"{mdrift:>10.2e} {mpen:>9.2e} | {np.median(costs) / np.median(mj):5.1f}x")  # fmt: skip
+        if args.largest_dt:
+            line += f" | {largest_dt(n, args.seconds, method, dts, args.tolerance) * 1e3:>15g}"
         print(line, flush=True)
     print(f"load after: {machine_load()}")
 

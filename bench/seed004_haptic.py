@@ -1,6 +1,6 @@
-"""Seed 004 (haptic-rate simulation), its two experiments on our simulator (the seed 000
-method; seed 004's own penalty method with the articulated-body algorithm does not exist
-in the library).
+"""Seed 004 (haptic-rate simulation), its two experiments on our simulator, with each
+contact method of ``--methods`` (SimulatorConfig.contact_method: seed 000's virtual links,
+seed 004's own penalty method ``penalty_volume``).
 
 1. Blocks against the update rate (Fig. 3-4): the stacks of bench/block_stack.py (blocks
    1 x 1 x 2 m, 1 kg, pyramid, dt = 5 ms, g = 9.8, mu 0.8 / 0.6) stepped for ``--seconds``;
@@ -18,6 +18,7 @@ in the library).
    2 mu_d m g - mu_s m g after each slip), and with --plot PATH the saw-tooth as a PNG.
 
 Usage: python bench/seed004_haptic.py [--counts 1,3,6,13,20,30] [--seconds 2] [--no-stack] [--plot PATH]
+       [--methods virtual_link,penalty_volume]
 """
 
 from __future__ import annotations
@@ -48,12 +49,12 @@ K_SPRING, PULL_SPEED = 200.0, 0.05  # [N/m], [m/s]
 G = 9.81
 
 
-def stacks(counts: list[int], seconds: float) -> None:
-    print(f"1. block stacks, dt 5 ms, {seconds:g} s each ({machine_load()}):")
+def stacks(counts: list[int], seconds: float, method: str = "virtual_link") -> None:
+    print(f"1. block stacks, {method}, dt 5 ms, {seconds:g} s each ({machine_load()}):")
     print(f"{'N':>4} {'mean [µs]':>10} {'p90 [µs]':>9} {'rate at mean [Hz]':>18} {'rate at p90 [Hz]':>17} {'stood':>6}")
     rows = []
     for n in counts:
-        costs, drift, _ = stack_costs(n, seconds)
+        costs, drift, _ = stack_costs(n, seconds, method)
         mean, p90 = float(costs.mean()), float(np.percentile(costs, 90))
         rows.append((n, mean, p90))
         print(f"{n:4d} {mean * 1e6:10.0f} {p90 * 1e6:9.0f} {1 / mean:18.0f} {1 / p90:17.0f} {str(drift < 0.01):>6}")
@@ -66,14 +67,14 @@ def stacks(counts: list[int], seconds: float) -> None:
           "in N; the hexapod (27 DOF) held 500 Hz on a Pentium 3 1 GHz")
 
 
-def stick_slip(seconds: float = 6.0, dt: float = 1e-3):
+def stick_slip(seconds: float = 6.0, dt: float = 1e-3, method: str = "virtual_link"):
     """Times [s] and spring forces [N] of the pulled box."""
     shape = Shape(ShapeKind.BOX, [EDGE] * 3)
     box = FreeObject("box", shape, MASS, shape.mass_properties(mass=MASS).inertia, position=(0.0, 0.0, EDGE / 2),
                      material=Material(MU_S, MU_D, 0.0))  # fmt: skip
     world = World(ground=GroundPlane(0.0, Material(MU_S, MU_D, 0.0)), objects=(box,))
     wm = assemble_world_model(world)
-    sim = Simulator.from_world(wm, config=SimulatorConfig(dt=dt, gravity=np.array([0.0, 0.0, -G])))
+    sim = Simulator.from_world(wm, config=SimulatorConfig(dt=dt, gravity=np.array([0.0, 0.0, -G]), contact_method=method))
     qx = wm.objects[0].q.start  # the box's x coordinate
     x_anchor = float(sim.q[qx])  # the spring's far end starts at the box: relaxed
     wrench = np.zeros(6)
@@ -87,9 +88,9 @@ def stick_slip(seconds: float = 6.0, dt: float = 1e-3):
     return np.array(times), np.array(forces)
 
 
-def print_stick_slip(t: np.ndarray, f: np.ndarray, plot: Path | None) -> None:
+def print_stick_slip(t: np.ndarray, f: np.ndarray, plot: Path | None, method: str = "virtual_link") -> None:
     mg = MASS * G
-    print(f"\n2. stick-slip: box {EDGE} m, {MASS} kg, mu_s {MU_S}, mu_d {MU_D}, spring {K_SPRING:g} N/m pulled at "
+    print(f"\n2. stick-slip ({method}): box {EDGE} m, {MASS} kg, mu_s {MU_S}, mu_d {MU_D}, spring {K_SPRING:g} N/m pulled at "
           f"{PULL_SPEED} m/s, dt 1 ms: mu_s m g = {MU_S * mg:.3f} N, mu_d m g = {MU_D * mg:.3f} N, "
           f"2 mu_d m g - mu_s m g = {(2 * MU_D - MU_S) * mg:.3f} N")  # fmt: skip
     print("  spring force [N] every 0.25 s: " + " ".join(f"{f[i]:.2f}" for i in range(249, len(f), 250)))
@@ -112,7 +113,7 @@ def print_stick_slip(t: np.ndarray, f: np.ndarray, plot: Path | None) -> None:
         ax.axhline(MU_D * mg, color="g", lw=0.6, ls="--", label="mu_d m g")
         ax.set_xlabel("t [s]")
         ax.set_ylabel("force [N]")
-        ax.set_title("box pulled through a spring at constant speed (seed 000 method, dt 1 ms)", fontsize=9)
+        ax.set_title(f"box pulled through a spring at constant speed ({method}, dt 1 ms)", fontsize=9)
         ax.legend(fontsize=7)
         save(fig, plot)
 
@@ -123,11 +124,17 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=2.0)
     ap.add_argument("--no-stack", action="store_true")
     ap.add_argument("--plot", type=Path, default=None)
+    ap.add_argument("--methods", default="virtual_link,penalty_volume")
     args = ap.parse_args()
-    if not args.no_stack:
-        stacks([int(c) for c in args.counts.split(",")], args.seconds)
-    t, f = stick_slip()
-    print_stick_slip(t, f, args.plot)
+    methods = args.methods.split(",")
+    for method in methods:
+        if not args.no_stack:
+            stacks([int(c) for c in args.counts.split(",")], args.seconds, method)
+        t, f = stick_slip(method=method)
+        plot = args.plot
+        if plot is not None and len(methods) > 1:  # one figure per method
+            plot = plot.with_name(f"{plot.stem}_{method}{plot.suffix}")
+        print_stick_slip(t, f, plot, method)
 
 
 if __name__ == "__main__":

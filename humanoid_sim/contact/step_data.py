@@ -22,6 +22,8 @@ from numba.experimental import structref
 from humanoid_sim.contact.convex_shapes import ShapeSet
 from humanoid_sim.contact.narrow_phase import Manifold, NarrowScratch, manifold_buffers, narrow_scratch
 from humanoid_sim.contact.pair_contacts import PairContacts, pair_contacts_buffers
+from humanoid_sim.contact.penalty_volume import PenaltyVolumeData
+from humanoid_sim.contact.relaxed_qp import RelaxedQpData
 from humanoid_sim.dynamics.integrator import StageWork
 from humanoid_sim.dynamics.kinematic_tree import KinematicTree
 
@@ -34,6 +36,7 @@ __all__ = [
     "HardRowTable",
     "JointFriction",
     "MemoryTable",
+    "StepCounts",
     "StepData",
     "StepOutput",
     "StepParams",
@@ -57,7 +60,8 @@ class StepParams(NamedTuple):
     correction_cap: the largest |kp err| of a hard row [m/s^2, rad/s^2] (kd x
     Thresholds.max_correction);
     max_rounds: checked solves per phase; bounded_regularisation, bounded_sweeps,
-    bounded_tolerance: the bounded solve's (contact/bounded_solve.py)."""
+    bounded_tolerance: the bounded solve's (contact/bounded_solve.py); method: the contact
+    method (contact/methods.py: VIRTUAL_LINK, RELAXED_QP, PENALTY_VOLUME)."""
 
     dt: float
     ground_height: float
@@ -75,6 +79,7 @@ class StepParams(NamedTuple):
     bounded_regularisation: float
     bounded_sweeps: int
     bounded_tolerance: float
+    method: int
 
 
 class Dynamics(NamedTuple):
@@ -163,7 +168,8 @@ class ContactTable(NamedTuple):
     desired row values of the current phase; wrench, impulse (C, 6): virtual-link frame
     [N, N m] / [N s, N m s]; wrench_world (C, 6): world axes at origin; pv (C, 3): Eq. 26.
     Points: xy (P, 2) in the virtual-link frame [m], gap (P,), hit (P,): the detected point,
-    hull (P,), world (P, 3)."""
+    hull (P,), world (P, 3); point_force (P, 3): the force on body at each point, world axes
+    [N] (step average), filled by the methods that have per-vertex forces."""
 
     body: np.ndarray
     other: np.ndarray
@@ -201,6 +207,7 @@ class ContactTable(NamedTuple):
     hit: np.ndarray
     hull: np.ndarray
     world: np.ndarray
+    point_force: np.ndarray
 
 
 class MemoryTable(NamedTuple):
@@ -277,6 +284,29 @@ COUNTS_DTYPE = np.dtype(
 )
 
 
+class StepCounts(NamedTuple):
+    """One step's counts read back in one call (``StepCounts(*out.counts[0].item())``): the
+    fields of COUNTS_DTYPE, in its order."""
+
+    contacts: int
+    hits: int
+    speculative: int
+    rounds: int
+    impulse: int
+    validated: int
+    bounded: int
+    sweeps: int
+    ground_points: int
+    ground_hull: int
+    memory: int
+    table: int
+    max_penetration: float
+
+
+if StepCounts._fields != COUNTS_DTYPE.names:  # one list of names, written twice: keep them equal
+    raise ImportError("StepCounts and COUNTS_DTYPE list different fields")
+
+
 class StepOutput(NamedTuple):
     """q_next (nq,), v_next (nv,): the state after the step; a (nv,): the solve's
     acceleration (first stage); v_plus (nv,): velocity after any impulse; a0 (nv,), tau_c
@@ -304,11 +334,12 @@ class StepDataType(types.StructRef):
 class StepData(structref.StructRefProxy):
     """Everything one compiled step touches (fields: tree, stage, dyn, statics, params,
     detection, tables (two ContactTables: a phase's build and the next), memory, hard,
-    friction (JointFriction), out, solve: SolveScratch, pairs: BodyPairs)."""
+    friction (JointFriction), out, solve: SolveScratch, pairs: BodyPairs, relaxed: RelaxedQpData
+    (contact/relaxed_qp.py), penalty: PenaltyVolumeData (contact/penalty_volume.py))."""
 
 
 _FIELDS = ["tree", "stage", "dyn", "statics", "params", "detection", "tables", "memory", "hard", "friction", "out",
-           "solve", "pairs"]
+           "solve", "pairs", "relaxed", "penalty"]
 structref.define_proxy(StepData, StepDataType, _FIELDS)
 
 
@@ -357,6 +388,7 @@ def allocate_contact_table(C: int, P: int, nv: int) -> ContactTable:
         np.zeros((C, 2)), np.zeros((C, 3)), np.zeros((C, 3, 3)), np.zeros(C), np.zeros(C), np.zeros((C, 6, nv)),
         np.zeros((C, 6)), np.zeros((C, 6)), np.zeros((C, 6)), np.zeros((C, 6)), np.zeros((C, 6)), np.zeros((C, 6)),
         np.zeros((C, 3)), np.zeros((P, 2)), np.zeros(P), np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros((P, 3)),
+        np.zeros((P, 3)),
     )  # fmt: skip
 
 
@@ -397,17 +429,21 @@ def joint_friction(index: np.ndarray, bound: np.ndarray, nv: int) -> JointFricti
 
 
 @njit(cache=True)
-def _make(tree, stage, dyn, statics, params, detection, tables, memory, hard, friction, out, solve, pairs):
-    return StepData(tree, stage, dyn, statics, params, detection, tables, memory, hard, friction, out, solve, pairs)
+def _make(tree, stage, dyn, statics, params, detection, tables, memory, hard, friction, out, solve, pairs, relaxed,
+          penalty):
+    return StepData(tree, stage, dyn, statics, params, detection, tables, memory, hard, friction, out, solve, pairs,
+                    relaxed, penalty)
 
 
 def make_step_data(
     tree: KinematicTree, stage: StageWork, dyn: Dynamics, statics: StepStatics, params: StepParams,
     detection: Detection, tables: tuple[ContactTable, ContactTable], memory: MemoryTable, hard: HardRowTable,
-    friction: JointFriction, out: StepOutput, solve: SolveScratch, pairs: "BodyPairs",
+    friction: JointFriction, out: StepOutput, solve: SolveScratch, pairs: "BodyPairs", relaxed: RelaxedQpData,
+    penalty: PenaltyVolumeData,
 ) -> StepData:
     """One StepData over the given bundles (the arrays are shared, not copied)."""
-    return _make(tree, stage, dyn, statics, params, detection, tables, memory, hard, friction, out, solve, pairs)
+    return _make(tree, stage, dyn, statics, params, detection, tables, memory, hard, friction, out, solve, pairs, relaxed,
+                 penalty)
 
 
 class BodyPairs(NamedTuple):

@@ -62,13 +62,15 @@ from humanoid_sim.contact.kernels import (
     signed_distance_nb,
     zmp_nb,
 )
+from humanoid_sim.contact.methods import CAPACITY, NONFINITE, OK, PENALTY_VOLUME, RELAXED_QP, SINGULAR, VIRTUAL_LINK
 from humanoid_sim.contact.pair_contacts import collide_pairs_nb
+from humanoid_sim.contact.penalty_volume import penalty_volume_free_acceleration_nb, penalty_volume_nb
+from humanoid_sim.contact.relaxed_qp import relaxed_qp_nb
 from humanoid_sim.dynamics.integrator import held_forces_nb, rk4_step_nb
 from humanoid_sim.dynamics.kernels import rnea_nb, update_all_nb, velocities_nb
 
 __all__ = ["CAPACITY", "NONFINITE", "OK", "SINGULAR", "speculative_band_nb", "step_nb", "update_dynamics_nb"]
 
-OK, CAPACITY, SINGULAR, NONFINITE = 0, 1, 2, 3
 
 VX, VY, VZ, WX, WY, WZ = 0, 1, 2, 3, 4, 5
 POINT, LINE, SURFACE = 1, 2, 3
@@ -243,10 +245,12 @@ def _arm(tab, i) -> float:
 
 
 @njit(cache=True)
-def _build_contacts(d, tab, k, spec_dt) -> int:
+def _build_contacts(d, tab, k, spec_dt, separating) -> int:
     """Contacts of the k detected points at the workspace's velocities into ``tab``: points
-    grouped by (body, element, surface) (detection.order sorts the keys stably), separating
-    points dropped, each group classified and its state read from the memory. Points
+    grouped by (body, element, surface) (detection.order sorts the keys stably), points
+    separating faster than ``separating`` [m/s] dropped (np.inf: none, for a method whose
+    solve decides separation itself), each group classified and its state read from the
+    memory. Points
     farther than the tolerance are speculative: kept only when spec_dt > 0 and they would
     come within it in spec_dt at their normal velocity. Returns the number of contacts,
     or -1 when a table is too small."""
@@ -287,14 +291,15 @@ def _build_contacts(d, tab, k, spec_dt) -> int:
         for t in range(s0, s1):
             h = order[t]
             # normal velocity (v_O + w x p) . n; a penetrating point moving out no faster than
-            # the correction of Eq. 20b drives it is being corrected, not separating
+            # the correction of Eq. 20b drives it is being corrected, not separating (the
+            # per-vertex methods keep every point in the band: separating = inf)
             vn = vo_n + point[h, 0] * nxw0 + point[h, 1] * nxw1 + point[h, 2] * nxw2
             if gap[h] > tol:
                 if gap[h] + vn * spec_dt < tol:
                     sel[m] = h
                     m += 1
                     counts.speculative += 1
-            elif vn <= par.separating + par.correction_rate * max(0.0, -gap[h]):
+            elif vn <= separating + par.correction_rate * max(0.0, -gap[h]):
                 sel[m] = h
                 m += 1
         if m > 0:
@@ -1125,8 +1130,6 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
     st_ = d.statics
     det = d.detection
     out = d.out
-    s = d.solve
-    hard = d.hard
     counts = out.counts[0]
     nv = v.shape[0]
     dt = par.dt
@@ -1135,7 +1138,7 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
     counts.bounded = 0
     counts.sweeps = 0
     counts.validated = 1
-    if not factored and not cholesky_into(dyn.M, s.L):
+    if not factored and not cholesky_into(dyn.M, d.solve.L):
         return SINGULAR
     # 2. detection (seed 000 4.9 (1)) in a band that grows with the bodies' speeds
     band = max(par.band, speculative_band_nb(dyn.V, dyn.p, st_.reach, dt))
@@ -1157,9 +1160,55 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
     counts.hits = k
     det.order[:k] = np.argsort(det.keys[:k], kind="mergesort")
     tab = d.tables[0]
-    nc = _build_contacts(d, tab, k, dt)
+    # the per-vertex methods keep the separating points of the band: their solves release them
+    nc = _build_contacts(d, tab, k, dt, par.separating if par.method == VIRTUAL_LINK else np.inf)
     if nc < 0:
         return CAPACITY
+    # 3-4. impulses, accelerations and contact wrenches by the configured contact method
+    if par.method == RELAXED_QP:
+        status, t_index, nc = relaxed_qp_nb(d, tab, nc, k, v, tau, n_hard)
+    elif par.method == PENALTY_VOLUME:  # the contact forces, then the hard rows with them known
+        status, t_index, nc = penalty_volume_nb(d, tab, nc, k, v, tau, n_hard)
+        if status == OK:
+            passes = d.out.counts[0].rounds  # the method's implicit solves, not the hard rows'
+            status, _, _ = _virtual_link_nb(d, tab, 0, k, v, d.penalty.tau, n_hard, False)
+            d.out.counts[0].rounds = passes
+            penalty_volume_free_acceleration_nb(d, tau)
+    else:
+        status, t_index, nc = _virtual_link_nb(d, tab, nc, k, v, tau, n_hard, True)
+    if status != OK:
+        return status
+    tab = d.tables[t_index]
+    a, a0, v_plus = out.a, out.a0, out.v_plus
+    # 5. integration with the constraint force Hᵀλ = M (a - a0) held over the step
+    tau_c = out.tau_c
+    held_forces_nb(dyn.M, a, a0, tau, tau_c)
+    rk4_step_nb(d.tree, d.stage, q, v_plus, a, tau_c, dyn.damping, dt, out.q_next, out.v_next)
+    for i in range(out.q_next.shape[0]):
+        if not math.isfinite(out.q_next[i]):
+            return NONFINITE
+    for i in range(nv):
+        if not math.isfinite(out.v_next[i]):
+            return NONFINITE
+    _report(d, tab, nc, t_index)
+    return OK
+
+
+@njit(cache=True)
+def _virtual_link_nb(d, tab, nc, k, v, tau, n_hard, with_contacts) -> tuple:
+    """Steps 3 and 4 of seed 000 (module docstring) on the nc contacts of tab (built at v from
+    the k detected points): impulses, then accelerations and wrenches with the validity
+    checks. Returns (status, t_index, nc): d.tables[t_index] holds the nc contacts to report;
+    out.v_plus, out.a0, out.a, the wrenches and the hard rows' forces are filled.
+    with_contacts False: the hard rows and joint friction only (nc = 0, the contacts are
+    not built again after an impulse; penalty_volume passes its contact forces in tau)."""
+    par = d.params
+    dyn = d.dyn
+    out = d.out
+    s = d.solve
+    hard = d.hard
+    counts = out.counts[0]
+    nv = v.shape[0]
     # 3. impulses (Eq. 18-19) when a contact or a hard row approaches
     approaching = False
     for i in range(nc):
@@ -1188,10 +1237,12 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
         velocities_nb(d.tree.parent, d.tree.ndof, d.tree.v_index, dyn.S, v_plus, dyn.V, dyn.A)
         rnea_nb(d.tree.parent, d.tree.ndof, d.tree.v_index, dyn.S, dyn.Iw, dyn.V, dyn.A, dyn.zero_nv, dyn.a_gravity,
                 dyn.b, dyn.acc, dyn.f)  # fmt: skip
+        if not with_contacts:
+            return _virtual_link_acceleration(d, tab, 0, v_plus, tau, n_hard, 0)
         after = d.tables[1]
-        n_after = _build_contacts(d, after, k, 0.0)
+        n_after = _build_contacts(d, after, k, 0.0, par.separating)
         if n_after < 0:
-            return CAPACITY
+            return CAPACITY, 0, 0
         P = after.xy.shape[0]
         C = after.body.shape[0]
         free_point = 0
@@ -1211,7 +1262,7 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
                     break
             if not found:  # bounced off: reported with its impulse only
                 if n_total >= C or free_point + tab.point_count[i] > P:
-                    return CAPACITY
+                    return CAPACITY, 0, 0
                 free_point = _copy_contact(tab, i, after, n_total, free_point)
                 after.released[n_total] = 1
                 after.bounced[n_total] = 1
@@ -1219,14 +1270,27 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
         tab = after
         nc = n_total
         t_index = 1
-    elif counts.speculative > 0:  # speculative points take part in impulses only
+    elif with_contacts and counts.speculative > 0:  # speculative points take part in impulses only
         tab = d.tables[1]
-        nc = _build_contacts(d, tab, k, 0.0)
+        nc = _build_contacts(d, tab, k, 0.0, par.separating)
         if nc < 0:
-            return CAPACITY
+            return CAPACITY, 0, 0
         t_index = 1
     else:
         t_index = 0
+    return _virtual_link_acceleration(d, tab, nc, v_plus, tau, n_hard, t_index)
+
+
+@njit(cache=True)
+def _virtual_link_acceleration(d, tab, nc, v_plus, tau, n_hard, t_index) -> tuple:
+    """Step 4 of seed 000 from v_plus: a0, the checked solve of the nc contacts' and the hard
+    rows' accelerations and joint friction. Returns (OK, t_index, nc)."""
+    par = d.params
+    dyn = d.dyn
+    out = d.out
+    s = d.solve
+    counts = out.counts[0]
+    nv = v_plus.shape[0]
     # 4. accelerations and wrenches (Eq. 20a, 20b): a0 = A^-1 (tau - D v+ - b)
     a0 = out.a0
     rhs = out.tau_c
@@ -1251,18 +1315,7 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
     if bounded:
         counts.bounded = 1
         counts.validated = 0
-    # 5. integration with the constraint force Hᵀλ = M (a - a0) held over the step
-    tau_c = out.tau_c
-    held_forces_nb(dyn.M, a, a0, tau, tau_c)
-    rk4_step_nb(d.tree, d.stage, q, v_plus, a, tau_c, dyn.damping, dt, out.q_next, out.v_next)
-    for i in range(out.q_next.shape[0]):
-        if not math.isfinite(out.q_next[i]):
-            return NONFINITE
-    for i in range(nv):
-        if not math.isfinite(out.v_next[i]):
-            return NONFINITE
-    _report(d, tab, nc, t_index)
-    return OK
+    return OK, t_index, nc
 
 
 @njit(cache=True)

@@ -367,21 +367,24 @@ def coupled_effort_limits_into(
 
 
 @njit(cache=True)
-def free_joint_velocities_nb(L, force, v, damping, joints, tau_j, dt, rhs, acc, qdot_end) -> None:
+def free_joint_velocities_nb(L, force, v, damping, joints, tau_j, dt, rhs, acc, qdot_end, ramp) -> bool:
     """The joint velocities qdot_end (nj,) at the end of a step dt from velocities v (nv,)
     with joint efforts tau_j (nj,) at the velocity coordinates ``joints`` and the
     generalized force ``force`` (nv,) (external forces less the bias b) [N, N m], no
     contacts: v + dt A^-1 (force - damping v + tau), A = L Lᵀ the step's inertia.
-    rhs, acc (nv,): scratch."""
+    rhs, acc (nv,): scratch. Returns whether every |qdot_end[j]| <= ramp[j] (nj,)."""
     nv = v.shape[0]
     for i in range(nv):
         rhs[i] = force[i] - damping[i] * v[i]
     for j in range(joints.shape[0]):
         rhs[joints[j]] += tau_j[j]
     cho_solve_vec(L, rhs, acc)
+    within = True
     for j in range(joints.shape[0]):
         k = joints[j]
         qdot_end[j] = v[k] + dt * acc[k]
+        within = within and abs(qdot_end[j]) <= ramp[j]
+    return within
 
 
 @njit(cache=True)

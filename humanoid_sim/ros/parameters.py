@@ -16,6 +16,8 @@ import math
 from dataclasses import dataclass, fields
 from typing import Any
 
+from humanoid_sim.contact.methods import CONTACT_METHODS
+
 LOOP_MODES = ("realtime", "fast", "lockstep")
 TIMEOUT_BEHAVIOURS = ("zero_torque", "damping")
 
@@ -124,6 +126,13 @@ PARAMETER_SPECS: tuple[ParameterSpec, ...] = (
     ),
     ParameterSpec("srdf", "", "SRDF file whose <disable_collisions> pairs never collide; empty: none", read_only=True),
     ParameterSpec(
+        "contact_method", "",
+        "how contacts are solved: virtual_link (seed 000: rigid virtual-link constraints with validity checks),"
+        " relaxed_qp (seed 002: per-vertex regularised QP at the velocity level), penalty_volume (seed 004:"
+        " penetration-volume spring-dampers); empty: the world file's contact_method, else virtual_link",
+        choices=("", *CONTACT_METHODS), read_only=True,
+    ),
+    ParameterSpec(
         "range_of_motion_config", "",
         "range-of-motion YAML; empty: the bundled config/range_of_motion.yaml if present; 'none': URDF limits only",
         read_only=True,
@@ -202,6 +211,7 @@ class NodeParameters:
     world: str
     self_collision: bool
     srdf: str
+    contact_method: str
     range_of_motion_config: str
     command_timeout: float
     timeout_behaviour: str

@@ -160,7 +160,8 @@ def simulator_of_world(p: NodeParameters, world_model: WorldModel, warn: Callabl
 
 def _config(p: NodeParameters, environment: Environment) -> SimulatorConfig:
     srdf = str(_data_path(p.srdf)) if p.srdf else None
-    return SimulatorConfig(dt=p.physics_dt, environment=environment, self_collision=p.self_collision, srdf=srdf)
+    return SimulatorConfig(dt=p.physics_dt, environment=environment, self_collision=p.self_collision, srdf=srdf,
+                           contact_method=p.contact_method or None)  # fmt: skip
 
 
 def _providers(p: NodeParameters, model: RobotModel, warn: Callable[[str], None]) -> list[RangeOfMotionProvider]:

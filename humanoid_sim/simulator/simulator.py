@@ -41,6 +41,7 @@ from humanoid_sim.contact.environment import Environment, Material
 from humanoid_sim.contact.gains import Gains, Thresholds
 from humanoid_sim.contact.step_data import (
     Dynamics,
+    StepCounts,
     StepParams,
     StepStatics,
     allocate_contact_table,
@@ -53,7 +54,19 @@ from humanoid_sim.contact.step_data import (
     joint_friction,
     make_step_data,
 )
-from humanoid_sim.contact.step_kernel import CAPACITY, NONFINITE, SINGULAR, step_nb, update_dynamics_nb
+from humanoid_sim.contact.methods import (
+    CAPACITY,
+    CONTACT_METHODS,
+    NONFINITE,
+    PENALTY_VOLUME,
+    RELAXED_QP,
+    SINGULAR,
+    VIRTUAL_LINK,
+    method_index,
+)
+from humanoid_sim.contact.penalty_volume import PenaltyVolumeParams, allocate_penalty_volume
+from humanoid_sim.contact.relaxed_qp import RelaxedQpParams, allocate_relaxed_qp
+from humanoid_sim.contact.step_kernel import step_nb, update_dynamics_nb
 from humanoid_sim.contact.virtual_link import ContactKind
 from humanoid_sim.contact.self_collision import self_collision_pairs
 from humanoid_sim.dynamics.configuration import normalize_quaternions_into
@@ -103,7 +116,11 @@ class SimulatorConfig:
     self_collision: links of the robot collide with each other (not those of one body, nor
     adjacent links, nor the link pairs of ``srdf``'s ``<disable_collisions>``); bodies of
     different trees (free objects) always collide with each other. srdf: an SRDF file path
-    or None. body_material: friction and restitution between two bodies."""
+    or None. body_material: friction and restitution between two bodies.
+    contact_method: how contacts are solved (contact/methods.py): "virtual_link" (seed 000),
+    "relaxed_qp" (seed 002) or "penalty_volume" (seed 004); None: the world file's
+    (Simulator.from_world) if it names one, else "virtual_link" (Simulator.contact_method says
+    which); relaxed_qp, penalty_volume: the constants of those methods."""
 
     dt: float = 1e-3
     environment: Environment = field(default_factory=Environment)
@@ -117,8 +134,13 @@ class SimulatorConfig:
     self_collision: bool = False
     srdf: str | None = None
     body_material: Material = Material()
+    contact_method: str | None = None
+    relaxed_qp: RelaxedQpParams = RelaxedQpParams()
+    penalty_volume: PenaltyVolumeParams = PenaltyVolumeParams()
 
     def __post_init__(self) -> None:
+        if self.contact_method is not None:
+            method_index(self.contact_method)  # UnknownNameError lists the methods
         if not (np.isfinite(self.dt) and self.dt > 0):
             raise ValueError(f"SimulatorConfig.dt = {self.dt!r}: must be finite and > 0 [s]")
         if self.max_rounds < 1:
@@ -156,6 +178,9 @@ class ContactReport(NamedTuple):
     p_v: centre of pressure of Eq. 26 (world) [m], shape (3,), NaN when f_z = 0.
     other_body: the second body of a contact between two bodies (its link's name is
     ``element``; it bears the opposite wrench), -1 for a contact with the environment.
+    point_forces: the force on the body at each of ``points`` (world axes) [N], shape (m, 3),
+    step average, from the methods that have per-vertex forces (relaxed_qp, penalty_volume);
+    None under virtual_link (its unknowns are the virtual link's wrench).
     """
 
     link: str
@@ -172,6 +197,7 @@ class ContactReport(NamedTuple):
     impulse_local: np.ndarray
     p_v: np.ndarray
     other_body: int = -1
+    point_forces: np.ndarray | None = None
 
 
 class ContactReports(Sequence):
@@ -180,9 +206,10 @@ class ContactReports(Sequence):
 
     __slots__ = ("_rows", "_names", "_elements", "_reports")
 
-    def __init__(self, tab, nc: int, names: Sequence[str], elements: Sequence[str]) -> None:
+    def __init__(self, tab, nc: int, names: Sequence[str], elements: Sequence[str], point_forces: bool) -> None:
         st, cnt = tab.point_start[:nc].tolist(), tab.point_count[:nc].tolist()
-        points = (tab.world[: max(a + b for a, b in zip(st, cnt))].copy(), st, cnt)
+        end = max(a + b for a, b in zip(st, cnt))
+        points = (tab.world[:end].copy(), st, cnt, tab.point_force[:end].copy() if point_forces else None)
         self._rows = (tab.body[:nc].tolist(), tab.element[:nc].tolist(), tab.kind[:nc].tolist(),
                       tab.sticking[:nc].tolist(), tab.spin[:nc].tolist(), points, tab.origin[:nc].copy(),
                       tab.R[:nc].copy(), tab.wrench[:nc].copy(), tab.wrench_world[:nc].copy(),
@@ -192,12 +219,12 @@ class ContactReports(Sequence):
 
     def _all(self) -> tuple[ContactReport, ...]:
         if self._reports is None:
-            body, element, kind, sticking, spin, (world, st, cnt), origin, R, w, ww, imp, pv, other = self._rows
+            body, element, kind, sticking, spin, (world, st, cnt, pf), origin, R, w, ww, imp, pv, other = self._rows
             names, elements = self._names, self._elements
             self._reports = tuple(
                 ContactReport(names[body[i]], body[i], elements[element[i]], _KINDS[kind[i]], bool(sticking[i]),
                               spin[i] != 0.0, world[st[i] : st[i] + cnt[i]], origin[i], R[i], w[i], ww[i], imp[i],
-                              pv[i], other[i])  # fmt: skip
+                              pv[i], other[i], None if pf is None else pf[st[i] : st[i] + cnt[i]])  # fmt: skip
                 for i in range(len(body))
             )
         return self._reports
@@ -227,7 +254,10 @@ class StepResult(NamedTuple):
     every check; solver: what was integrated: "checked" (seed 000's solve, every check
     passed) or "bounded" (the checked solve of the impulse or acceleration phase was rank
     deficient or still failed its checks after the rounds, and the bounded solve of
-    contact/bounded_solve.py, valid by construction, replaced it);
+    contact/bounded_solve.py, valid by construction, replaced it); under the other contact
+    methods their name ("relaxed_qp": seed 002's bounded QP, valid by construction;
+    "penalty_volume": seed 004's penalty forces), or "bounded" when the joint-stop rows that
+    penalty_volume leaves to seed 000's solve needed the bounded solve;
     impulse: an impulse phase ran this step; max_penetration: deepest point [m] (>= 0);
     constraint_forces: per provider, lambda per row it returned [N m or N];
     acceleration: v̇ (nv,) of the constraint solve at the start of the step (after any
@@ -274,6 +304,8 @@ class Simulator:
         self.world_model = world_model
         self.providers = tuple(providers)
         self._validated_empty: list[OneSidedRows | None] = [None] * len(self.providers)
+        self._point_forces = self.contact_method != CONTACT_METHODS[VIRTUAL_LINK]  # reports carry per-point forces
+        self._solver = "checked" if not self._point_forces else self.contact_method  # StepResult.solver
         self._last_hard_force: dict[str, float] = {}  # provider row name -> its force in the last step [N m or N]
         self.ws = DynamicsWorkspace(model)
         self._tree = kinematic_tree(model)
@@ -385,8 +417,12 @@ class Simulator:
         pose and twist; ``reset(pose)`` puts the first robot in a named pose, the later robots
         in their entries' and the objects back at their world-file pose and twist.
         ``sim.world_model`` says where each robot's and object's bodies and coordinates are.
+        The world's ``contact_method``, when it names one, is used unless ``config.contact_method``
+        names one.
         Raises UnknownNameError listing the robot's poses for a pose it lacks."""
         config = dataclasses.replace(config or SimulatorConfig(), environment=world_model.world.environment())
+        if config.contact_method is None and world_model.world.contact_method is not None:
+            config = dataclasses.replace(config, contact_method=world_model.world.contact_method)
         sim = cls(world_model.model, config, providers, poses, world_model=world_model)
         if world_model.robot is None:
             sim.reset()
@@ -411,6 +447,11 @@ class Simulator:
     @property
     def t(self) -> float:
         return self._t
+
+    @property
+    def contact_method(self) -> str:
+        """The contact method this simulator steps with (contact/methods.py)."""
+        return self.config.contact_method or CONTACT_METHODS[VIRTUAL_LINK]
 
     @property
     def armature(self) -> np.ndarray:
@@ -555,12 +596,12 @@ class Simulator:
         # The rule's solution is unique: when the commanded efforts themselves end the step with
         # every ruled joint short of its ramp (|qdot| <= v_max - e / k_v, where the bounds are the
         # whole effort range), they are that solution and no joint block of M^-1 is needed.
-        free_joint_velocities_nb(L, force, self._v, self._damping, self._joint_index, tau_j, dt, self._free_rhs, self._free_acc, qdot)
-        if np.all(np.abs(qdot) <= self._ramp_start):
+        if free_joint_velocities_nb(L, force, self._v, self._damping, self._joint_index, tau_j, dt, self._free_rhs,
+                                    self._free_acc, qdot, self._ramp_start):  # fmt: skip
             return tau_j
         qdot_free = self._qdot_free
         free_joint_velocities_nb(L, force, self._v, self._damping, self._joint_index, self._zero_nj, dt, self._free_rhs,
-                                 self._free_acc, qdot_free)  # fmt: skip
+                                 self._free_acc, qdot_free, self._ramp_start)  # fmt: skip
         Minv = self._Minv_joints
         Minv[:] = 0.0
         Minv[js, :] = np.eye(nj)
@@ -578,7 +619,8 @@ class Simulator:
         thr, geo, env = cfg.thresholds, g.geometry, cfg.environment
         nv, nq = model.nv, model.nq
         N = g.hit_capacity
-        C, P, K = contacts, g.hit_capacity, hard_rows
+        # points: every detected candidate, and the narrow phase's points of body pairs (up to 4 per contact)
+        C, P, K = contacts, g.hit_capacity + 4 * contacts, hard_rows
         materials = ([env.ground.material] if env.ground else []) + [b.material for b in env.boxes]
         materials += self._pair_materials
         self._dyn = Dynamics(ws.R, ws.p, ws.S, ws.V, ws.A, ws.Iw, ws.M, ws.b, ws._acc, ws._f, ws.a_gravity, ws.zero_nv,
@@ -591,11 +633,12 @@ class Simulator:
             np.array([m.mu_d for m in materials], dtype=float).reshape(-1),
             np.array([m.restitution for m in materials], dtype=float).reshape(-1), self._robot_bodies,
         )  # fmt: skip
+        method = method_index(self.contact_method)
         params = StepParams(
             cfg.dt, g._ground_h, bool(g._has_ground), cfg.contact_tolerance, cfg.speculative_distance, thr.separating,
             thr.impact, thr.bounce, self._correction_rate, self.gains.kp, self.gains.kd,
             self.gains.kd * thr.max_correction, int(cfg.max_rounds),
-            BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE,
+            BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE, method,
         )  # fmt: skip
         self._tables = (allocate_contact_table(C, P, nv), allocate_contact_table(C, P, nv))
         memory = allocate_memory(C)
@@ -623,20 +666,24 @@ class Simulator:
         self._data = make_step_data(
             self._tree, self._stage, self._dyn, statics, params, allocate_detection(N + 4 * C), self._tables, memory,
             self._hard, self._friction, self._out, self._solve_scratch, self._pairs,
+            # a method's scratch at full size only when it steps (the others' kernels never run)
+            allocate_relaxed_qp(cfg.relaxed_qp, *((C, P) if method == RELAXED_QP else (0, 0)), nv),
+            allocate_penalty_volume(cfg.penalty_volume, *((C, P) if method == PENALTY_VOLUME else (0, 0)), nv),
         )  # fmt: skip
 
     def _result(self, tau_j: np.ndarray, rows: list[OneSidedRows], hard_map) -> StepResult:
         """The StepResult of the step the kernel just made; commits the new state."""
         out = self._out
-        counts = out.counts[0]
-        nc = int(counts["contacts"])
+        counts = StepCounts(*out.counts[0].item())
+        nc = counts.contacts
         # reports: copies of the table's rows, made into ContactReports when first read (a
         # StepResult stays valid after later steps)
         reports = _NO_CONTACTS
         if nc:
-            reports = ContactReports(self._tables[int(counts["table"])], nc, self.model.body_names, self._element_names)
+            reports = ContactReports(self._tables[counts.table], nc, self.model.body_names, self._element_names,
+                                     self._point_forces)  # fmt: skip
         zp = out.zmp.copy()
-        zmp = ZmpReport(zp[:3], out.zmp_points[out.zmp_hull[: int(counts["ground_hull"])]], float(zp[3]), zp[4:7], zp[7:10])
+        zmp = ZmpReport(zp[:3], out.zmp_points[out.zmp_hull[: counts.ground_hull]], float(zp[3]), zp[4:7], zp[7:10])
         forces = ()
         if self.providers:
             hard_force = self._hard.force + self._hard.impulse / self.config.dt
@@ -650,9 +697,9 @@ class Simulator:
         for p, f in zip(self.providers, forces):
             p.accept_forces(f)
         return StepResult(
-            self._t, q_next.copy(), v_next.copy(), tau_j, reports, zmp, int(counts["rounds"]),
-            bool(counts["validated"]), bool(counts["impulse"]), float(counts["max_penetration"]), forces,
-            out.a.copy(), "bounded" if counts["bounded"] else "checked",
+            self._t, q_next.copy(), v_next.copy(), tau_j, reports, zmp, counts.rounds, bool(counts.validated),
+            bool(counts.impulse), counts.max_penetration, forces, out.a.copy(),
+            "bounded" if counts.bounded else self._solver,
         )  # fmt: skip
 
     def _provider_rows(self, rows: list[OneSidedRows], v: np.ndarray):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from humanoid_sim.contact.environment import Environment, GroundPlane, Material, StaticBox, rpy_to_rotation
+from humanoid_sim.contact.methods import method_index
 from humanoid_sim.errors import InvalidValueError
 from humanoid_sim.model.robot_model import ShapeKind
 from humanoid_sim.world.shape import Shape
@@ -130,15 +131,19 @@ class RobotEntry:
 @dataclass(frozen=True, eq=False)
 class World:
     """Everything simulated: ground (None for none), static shapes, free objects, robots.
-    Names are unique across all of them."""
+    Names are unique across all of them. contact_method: how its contacts are solved
+    (contact/methods.py; None: the simulator's configuration decides)."""
 
     ground: GroundPlane | None = field(default_factory=GroundPlane)
     static: tuple[StaticShape, ...] = ()
     objects: tuple[FreeObject, ...] = ()
     robots: tuple[RobotEntry, ...] = ()
     default_material: Material = field(default_factory=Material)
+    contact_method: str | None = None
 
     def __post_init__(self) -> None:
+        if self.contact_method is not None:
+            method_index(self.contact_method)  # UnknownNameError lists the methods
         names = self.names()
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:

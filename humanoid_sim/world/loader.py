@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from humanoid_sim.contact.environment import EnvironmentConfigError, GroundPlane, Material
+from humanoid_sim.contact.methods import CONTACT_METHODS
 from humanoid_sim.errors import HumanoidSimError, InvalidValueError
 from humanoid_sim.model.robot_model import ShapeKind
 from humanoid_sim.world.description import FreeObject, RobotEntry, StaticShape, World
@@ -30,7 +31,7 @@ class WorldConfigError(InvalidValueError):
     """A bad world description; the message names the entry and lists the valid keys."""
 
 
-SECTIONS = ("boxes", "default_material", "ground", "objects", "robots", "static")
+SECTIONS = ("boxes", "contact_method", "default_material", "ground", "objects", "robots", "static")
 SHAPE_KEYS = {  # the size keys of each shape
     "box": ("size_m",),
     "sphere": ("radius_m",),
@@ -273,8 +274,12 @@ def world_from_dict(data: Mapping[str, Any], base_dir: str | os.PathLike | None 
                 f"robot {entry.name!r} (robots[{i}]): another robot entry has this name; each robot needs its own"
                 " (a later robot's links, joints and frames are named '<name>/...')"
             )
+    method = data.get("contact_method")
+    if method is not None and str(method) not in CONTACT_METHODS:
+        raise WorldConfigError(f"contact_method {method!r}: valid contact methods: {_listing(CONTACT_METHODS)}")
     try:
-        return World(ground, tuple(static), tuple(objects), tuple(robots), default)
+        return World(ground, tuple(static), tuple(objects), tuple(robots), default,
+                     None if method is None else str(method))  # fmt: skip
     except InvalidValueError as exc:
         raise WorldConfigError(str(exc)) from None
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from humanoid_sim.ros.parameters import validate_parameters
 from humanoid_sim.ros.sim_setup import StartupError, initial_configuration, load_robot, load_world_file, make_simulator
+
+REPO_WORLDS = Path(__file__).resolve().parents[2] / "config" / "worlds"
 
 
 def _warn(messages: list[str]):
@@ -84,3 +88,26 @@ def test_a_world_of_two_robots_gives_both_and_the_later_ones_urdf(tmp_path):
     p = validate_parameters({"world": str(missing)})
     with pytest.raises(StartupError, match="none.urdf"):
         make_simulator(p, model, _warn([]), load_world_file(p))
+
+
+@pytest.mark.parametrize(
+    "parameter, world_method, expected",
+    [("", None, "virtual_link"), ("", "relaxed_qp", "relaxed_qp"), ("penalty_volume", "relaxed_qp", "penalty_volume"),
+     ("virtual_link", "penalty_volume", "virtual_link")],
+)
+def test_the_contact_method_parameter_overrides_the_world_file(tmp_path, parameter, world_method, expected):
+    text = (REPO_WORLDS / "box_push.yaml").read_text()
+    if world_method is not None:
+        text = f"contact_method: {world_method}\n" + text
+    path = tmp_path / "world.yaml"
+    path.write_text(text)
+    p = validate_parameters({"world": str(path), "contact_method": parameter})
+    world = load_world_file(p)
+    model, _ = load_robot(p, world)
+    sim = make_simulator(p, model, _warn([]), world)
+    assert sim.contact_method == expected
+
+
+def test_an_unknown_contact_method_parameter_is_refused_listing_the_methods():
+    with pytest.raises(ValueError, match="relaxed_qp"):
+        validate_parameters({"contact_method": "soft"})

@@ -74,7 +74,7 @@ def test_every_shape_kind_with_mass_or_density(tmp_path):
 @pytest.mark.parametrize(
     "data, message",
     [
-        ({"object": []}, "unknown key 'object' in the world file (top level); valid keys: boxes, default_material, ground, objects, robots, static"),
+        ({"object": []}, "unknown key 'object' in the world file (top level); valid keys: boxes, contact_method, default_material, ground, objects, robots, static"),
         ({"objects": [{"name": "crate", "shape": "cube", "size_m": [1, 1, 1], "mass_kg": 1}]},
          "unknown shape 'cube' in object 'crate'; valid shapes: box, capsule, cylinder, mesh, sphere"),
         ({"objects": [{"name": "crate", "shape": "box", "sise_m": [1, 1, 1], "mass_kg": 1}]},
