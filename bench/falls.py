@@ -44,7 +44,7 @@ above 0.1 J, at rest (< 1e-3 J) over the last second of the collapse, Σ f_z = m
 0 failed solves on every step of that second).
 
 Usage: python bench/falls.py [--robots humanoid,talos,g1,icub] [--seeds 20] [--duration 10]
-       [--modes zero,random] [--no-joint-stops] [--max-wall S] [--check]
+       [--modes zero,random] [--no-joint-stops] [--contact-method virtual_link] [--max-wall S] [--check]
 """
 
 from __future__ import annotations
@@ -66,6 +66,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from mechanics import MechanicsMeter, machine_load  # noqa: E402
 
+from humanoid_sim.contact.methods import CONTACT_METHODS  # noqa: E402
 from humanoid_sim.dynamics.spatial import quaternion_to_rotation  # noqa: E402
 from humanoid_sim.limits import RangeOfMotionProvider  # noqa: E402
 from humanoid_sim.limits.range_config import RangeOfMotionConfig  # noqa: E402
@@ -189,7 +190,7 @@ class RunResult:
 def make_simulator(spec: RobotSpec, model, poses, args) -> Simulator:
     """The robot's simulator (flat ground, joint stops per args), reset to its pose."""
     providers = [RangeOfMotionProvider(model, RangeOfMotionConfig())] if args.joint_stops else []
-    sim = Simulator(model, SimulatorConfig(dt=args.dt), providers=providers, poses=poses)
+    sim = Simulator(model, SimulatorConfig(dt=args.dt, contact_method=args.contact_method), providers=providers, poses=poses)
     sim.reset(spec.pose)
     return sim
 
@@ -373,6 +374,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument(
         "--joint-stops", action=argparse.BooleanOptionalAction, default=True, help="URDF position limits as hard stops"
     )
+    p.add_argument("--contact-method", default="virtual_link", choices=CONTACT_METHODS,
+                   help="how contacts are solved (docs/contact_methods.md)")
     p.add_argument("--max-wall", type=float, default=0.0, help="wall-clock limit per run [s] (0: none)")
     p.add_argument("--check", action="store_true", help="exit 1 when a figure misses its target")
     args = p.parse_args(argv)
@@ -418,7 +421,7 @@ def main(argv=None) -> int:
                 print_run(r)
                 runs.append(r)
             rows.append(Row(name, "random", runs))
-    print(f"\nsummary ({machine_load()}; step costs on a shared machine are noisy)")
+    print(f"\nsummary, contact method {args.contact_method} ({machine_load()}; step costs on a shared machine are noisy)")
     print_table(rows)
     misses = [(row, m) for row in rows for m in row.misses()]
     if misses:
