@@ -2,8 +2,8 @@
 
 Truths: where the checked solve of seed 000 is valid, the bounded solve finds the same
 forces (up to its regularisation); where it is not, every wrench the bounded solve returns
-passes the validity checks of seed 000 4.4-4.5; and a collapsing humanoid never integrates
-a solve that failed its checks.
+passes the validity checks of seed 000 4.4-4.5; a collapsing humanoid never integrates a
+solve that failed its checks; and a robot lying on redundant contacts comes to rest.
 """
 
 from pathlib import Path
@@ -21,9 +21,12 @@ from humanoid_sim.contact.bounded_solve import (
 )
 from humanoid_sim.contact.kernels import cholesky_into
 from humanoid_sim.contact.virtual_link import ContactKind
-from humanoid_sim.limits.range_config import parse_range_of_motion
+from humanoid_sim.dynamics.rigid_body_dynamics import mass_matrix
+from humanoid_sim.limits.range_config import RangeOfMotionConfig, parse_range_of_motion
 from humanoid_sim.limits.range_of_motion_provider import RangeOfMotionProvider
+from humanoid_sim.model.resource_paths import example_robot_data_share_dirs
 from humanoid_sim.model.urdf_loader import load_urdf
+from humanoid_sim.simulator.initial_pose import InitialPose
 from humanoid_sim.simulator.simulator import Simulator
 
 URDF = Path(__file__).resolve().parents[2] / "urdf" / "humanoid.urdf"
@@ -172,11 +175,6 @@ def test_a_robot_lying_on_redundant_contacts_comes_to_rest():
     on every step of the last second. (The bounded solve corrects position errors only beyond
     the contact band: corrected all the way to 0, the errors of redundant contacts, measured
     contact by contact, fight each other and the robot never settles.)"""
-    from humanoid_sim.dynamics.rigid_body_dynamics import mass_matrix
-    from humanoid_sim.limits.range_config import RangeOfMotionConfig
-    from humanoid_sim.model.resource_paths import example_robot_data_share_dirs
-    from humanoid_sim.simulator.initial_pose import InitialPose
-
     urdfs = [s / "example-robot-data/robots/g1_description/urdf/g1_29dof_rev_1_0.urdf" for s in example_robot_data_share_dirs()]
     urdfs = [u for u in urdfs if u.is_file()]
     if not urdfs:
