@@ -71,15 +71,9 @@ build_interfaces() {
   log "building the $name interface package into the venv"
   command -v cmake >/dev/null 2>&1 || apt_install cmake
   command -v g++ >/dev/null 2>&1 || apt_install g++ make
-  local py_include np_include wheel_py build_dir
+  local py_include build_dir
   py_include="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
   [ -f "$py_include/Python.h" ] || apt_install python3-dev
-  np_include="$("$VENV/bin/python" -c 'import numpy; print(numpy.get_include())')"
-  # The wheels' exported CMake targets name the paths they were built in; point them here.
-  wheel_py=/opt/python/cp311-cp311
-  as_root mkdir -p "$wheel_py/include" "$wheel_py/lib/python3.11/site-packages/numpy/_core"
-  [ -e "$wheel_py/include/python3.11" ] || as_root ln -sfn "$py_include" "$wheel_py/include/python3.11"
-  as_root ln -sfn "$np_include" "$wheel_py/lib/python3.11/site-packages/numpy/_core/include"
   build_dir="$ROOT/build/$name"
   rm -rf "$build_dir"; mkdir -p "$build_dir"
   (
@@ -92,6 +86,20 @@ build_interfaces() {
   "$VENV/bin/python" -c "import $check" || { log "$name still not importable"; exit 1; }
   [ -z "$source_hash" ] || echo "$source_hash" > "$stamp"
 }
+# The rosidl wheels' exported CMake targets name the paths they were built in (a CPython under
+# /opt/python): links there point them at this venv's headers. They are machine-wide, so they are
+# checked on every run: another checkout's setup may have pointed them at its own venv, since
+# removed (colcon builds of the interfaces then fail with "includes non-existent path").
+link_wheel_paths() {
+  local wheel_py=/opt/python/cp311-cp311 py_include np_include
+  py_include="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
+  np_include="$("$VENV/bin/python" -c 'import numpy; print(numpy.get_include())')"
+  as_root mkdir -p "$wheel_py/include" "$wheel_py/lib/python3.11/site-packages/numpy/_core"
+  [ -e "$wheel_py/include/python3.11" ] || as_root ln -sfn "$py_include" "$wheel_py/include/python3.11"
+  local np_link="$wheel_py/lib/python3.11/site-packages/numpy/_core/include"
+  [ "$(readlink "$np_link")" = "$np_include" ] || as_root ln -sfn "$np_include" "$np_link"
+}
+link_wheel_paths
 build_interfaces tf2_msgs tf2_msgs.msg
 build_interfaces simulation_interfaces simulation_interfaces.srv._spawn_entity
 build_interfaces humanoid_sim_interfaces humanoid_sim_interfaces.msg interfaces/humanoid_sim_interfaces

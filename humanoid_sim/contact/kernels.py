@@ -632,14 +632,33 @@ def contact_kinematics_nb(parent, ndof, v_index, S, V, A, body, origin, R, J, G,
 
 
 @njit(cache=True)
-def desired_acceleration_nb(kind, xy, gap, R, origin, R_body, p_body, use_anchor, R_anchor, p_anchor, vel, kp, kd, out) -> None:
+def desired_acceleration_nb(kind, xy, gap, R, origin, R_body, p_body, use_anchor, R_anchor, p_anchor, vel, kp, kd, out,
+                            slop=0.0) -> None:
     """Desired virtual-link accelerations of seed 000 Eq. 20b into out (6,):
-    -kp err - kd vel with err = (anchor drift x, y; gap g0; tilts gy, -gx; yaw drift)."""
+    -kp err - kd vel with err = (anchor drift x, y; gap g0; tilts gy, -gx; yaw drift).
+
+    slop [m]: how far a position error may stay uncorrected. 0 (the checked solve): every
+    error is corrected to 0, the gap g0 of the plane fitted through the points. slop > 0
+    (the bounded solve of redundant rows, with the contact band): each error is corrected
+    only beyond the slop, continuously (kernels.shrink): the gap of the deepest point, the
+    anchor drift, and a tilt or yaw by the slop over the contact's extent (so that the slop
+    is how far its farthest point may be off). With redundant contacts the errors measured
+    contact by contact (a curved link's fitted plane and the points that enter and leave the
+    band as it rocks, anchors remembered at different instants) are not reachable all at
+    once; corrected all the way to 0 they make the regularised solve fight itself, and a
+    robot lying on them never comes to rest. Within the slop each settles where its
+    correction stops."""
     fit = gap_fit_nb(xy, gap, kind)
+    extent = 0.0
+    deepest = 1e300
+    for t in range(xy.shape[0]):
+        extent = max(extent, math.hypot(xy[t, 0], xy[t, 1]))
+        deepest = min(deepest, gap[t])
+    angular = slop / extent if extent > 0.0 else 0.0
     err = np.zeros(6)
-    err[2] = fit[0]
-    err[3] = fit[2]
-    err[4] = -fit[1]
+    err[2] = fit[0] if slop == 0.0 else shrink(deepest, slop)
+    err[3] = shrink(fit[2], angular)
+    err[4] = shrink(-fit[1], angular)
     if use_anchor:
         # the origin's material point, where the anchor pose would put it
         ob = np.empty(3)
@@ -648,15 +667,31 @@ def desired_acceleration_nb(kind, xy, gap, R, origin, R_body, p_body, use_anchor
         e = np.empty(3)
         for a in range(3):
             e[a] = origin[a] - (R_anchor[a, 0] * ob[0] + R_anchor[a, 1] * ob[1] + R_anchor[a, 2] * ob[2] + p_anchor[a])
-        err[0] = R[0, 0] * e[0] + R[1, 0] * e[1] + R[2, 0] * e[2]
-        err[1] = R[0, 1] * e[0] + R[1, 1] * e[1] + R[2, 1] * e[2]
+        ex = R[0, 0] * e[0] + R[1, 0] * e[1] + R[2, 0] * e[2]
+        ey = R[0, 1] * e[0] + R[1, 1] * e[1] + R[2, 1] * e[2]
+        drift = math.hypot(ex, ey)
+        scale = shrink(drift, slop) / drift if drift > 0.0 else 0.0  # 1 for slop 0
+        err[0] = ex * scale
+        err[1] = ey * scale
         dR = R_body @ R_anchor.T
         yx = 0.5 * (dR[2, 1] - dR[1, 2])
         yy = 0.5 * (dR[0, 2] - dR[2, 0])
         yz = 0.5 * (dR[1, 0] - dR[0, 1])
-        err[5] = yx * R[0, 2] + yy * R[1, 2] + yz * R[2, 2]
+        err[5] = shrink(yx * R[0, 2] + yy * R[1, 2] + yz * R[2, 2], angular)
     for a in range(6):
         out[a] = -kp * err[a] - kd * vel[a]
+
+
+@njit(cache=True, inline="always")
+def shrink(e: float, slop: float) -> float:
+    """e moved towards 0 by slop >= 0 (0 inside [-slop, slop]; e itself for slop 0): an
+    error corrected only beyond its slop, continuously (no step in the correction where
+    the error crosses the slop)."""
+    if e > slop:
+        return e - slop
+    if e < -slop:
+        return e + slop
+    return 0.0
 
 
 @njit(cache=True)

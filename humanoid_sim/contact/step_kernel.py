@@ -59,6 +59,7 @@ from humanoid_sim.contact.kernels import (
     nearest_feature_nb,
     rolling_drift_nb,
     schur_solve_nb,
+    shrink,
     signed_distance_nb,
     zmp_nb,
 )
@@ -202,7 +203,10 @@ def _refresh(d, tab, i) -> None:
     st, cnt = tab.point_start[i], tab.point_count[i]
     tab.rolling[i] = rolling_drift_nb(dyn.V, body, tab.R[i], d.detection.roll, tab.hit[st : st + cnt], cnt, tab.drift[i])
     tab.arm[i] = -1.0  # computed when first needed (_arm)
-    if not tab.sticking[i]:
+    # A slipping contact slides along its velocity, else its remembered direction. One new
+    # this step slips because its friction reached the bound within this phase: it keeps
+    # the direction of Eq. 32 (-f_t) through an area reduction.
+    if not tab.sticking[i] and tab.memory_row[i] >= 0:
         vx, vy = tab.vel[i, 0], tab.vel[i, 1]
         n = math.hypot(vx, vy)
         if n > 1e-12:
@@ -214,10 +218,9 @@ def _refresh(d, tab, i) -> None:
             cur = m.current[0]
             R = tab.R[i]
             sx, sy = 0.0, 0.0
-            if row >= 0:
-                for r in range(3):
-                    sx += R[r, 0] * m.slip[cur, row, r]
-                    sy += R[r, 1] * m.slip[cur, row, r]
+            for r in range(3):
+                sx += R[r, 0] * m.slip[cur, row, r]
+                sy += R[r, 1] * m.slip[cur, row, r]
             ns = math.hypot(sx, sy)
             if ns > 1e-12:
                 tab.slip[i, 0] = sx / ns
@@ -373,12 +376,13 @@ def _build_contacts(d, tab, k, spec_dt, separating) -> int:
 
 
 @njit(cache=True)
-def _set_target(d, tab, i, phase) -> None:
+def _set_target(d, tab, i, phase, slop=0.0) -> None:
     """Desired values of contact i's rows for the phase into tab.target[i] (6,):
     impulses: v_z bounces back by -e v_z above the bounce threshold (Eq. 15), a speculative
     contact not bouncing arrives at the surface (-gap / dt), every other component stops;
     accelerations: θ̈_C of Eq. 20b (penetration, tilt and anchored drift corrected
-    critically damped) less the drift J̇v."""
+    critically damped, each only beyond ``slop`` [m]: kernels.desired_acceleration_nb) less
+    the drift J̇v."""
     par = d.params
     out = tab.target[i]
     if phase == IMPULSE_PHASE:
@@ -405,17 +409,17 @@ def _set_target(d, tab, i, phase) -> None:
         R_rel, p_rel = _relative_pose(dyn, body, tab.other[i])
         R_vl, origin = _in_frame_of(dyn, tab.other[i], tab.R[i], tab.origin[i])
         desired_acceleration_nb(tab.kind[i], tab.xy[st : st + cnt], tab.gap[st : st + cnt], R_vl, origin, R_rel,
-                                p_rel, True, m.R[cur, row], m.p[cur, row], tab.vel[i], par.kp, par.kd, out)  # fmt: skip
+                                p_rel, True, m.R[cur, row], m.p[cur, row], tab.vel[i], par.kp, par.kd, out, slop)  # fmt: skip
     elif anchored:
         m = d.memory
         cur = m.current[0]
         desired_acceleration_nb(tab.kind[i], tab.xy[st : st + cnt], tab.gap[st : st + cnt], tab.R[i], tab.origin[i],
                                 dyn.R[body], dyn.p[body], True, m.R[cur, row], m.p[cur, row], tab.vel[i], par.kp,
-                                par.kd, out)  # fmt: skip
+                                par.kd, out, slop)  # fmt: skip
     else:
         desired_acceleration_nb(tab.kind[i], tab.xy[st : st + cnt], tab.gap[st : st + cnt], tab.R[i], tab.origin[i],
                                 dyn.R[body], dyn.p[body], False, dyn.R[body], dyn.p[body], tab.vel[i], par.kp,
-                                par.kd, out)  # fmt: skip
+                                par.kd, out, slop)  # fmt: skip
     for c in range(6):
         out[c] -= tab.drift[i, c]
 
@@ -746,7 +750,9 @@ def _bounded(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
     wrench and state from it: released where f_z = 0, slipping where |f_t| reached μ_d f_z
     (direction -f_t), spinning where |n_z| reached its bound. Hard forces into hard.force
     (acceleration phase) or hard.impulse; joint friction rows (held joints: |λ| <= F) into
-    friction.torque."""
+    friction.torque. In the acceleration phase the contacts' and hard rows' position errors
+    are corrected beyond the contact band only (its slop, read in the row's unit for a hard
+    row: kernels.desired_acceleration_nb): redundant rows cannot all reach 0 at once."""
     s = d.solve
     hard = d.hard
     nv = base.shape[0]
@@ -762,6 +768,8 @@ def _bounded(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
         tab.released[i] = 0
         tab.sticking[i] = 1
         tab.spin[i] = 0.0
+        if phase == ACCELERATION_PHASE:  # position errors corrected beyond the contact band only
+            _set_target(d, tab, i, phase, d.params.tolerance)
         n = _components(tab.kind[i], 1, 0.0, comps)
         tab.row_start[i] = row
         for r in range(n):
@@ -791,6 +799,11 @@ def _bounded(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
         s.hull_start[nb] = nh
     ncrow = row
     for j in range(n_hard):
+        if phase == ACCELERATION_PHASE:  # corrected beyond the band only, as the contacts
+            hv = 0.0
+            for col in range(nv):
+                hv += hard.jacobian[j, col] * d.out.v_plus[col]
+            _hard_acceleration_target(d, j, hv, d.params.tolerance)
         for col in range(nv):
             s.H[row, col] = hard.jacobian[j, col]
         s.rhs[row] = hard.target[j]
@@ -1042,10 +1055,20 @@ def _hard_targets(d, n_hard, v, phase) -> bool:
             hard.target[j] = t
         else:
             active = active and viol >= -par.tolerance
-            push = min(par.correction_cap, max(-par.correction_cap, par.kp * viol))  # Thresholds.max_correction
-            hard.target[j] = hard.desired[j] + push - par.kd * hv - hard.drift[j]
+            _hard_acceleration_target(d, j, hv, 0.0)
         hard.active[j] = 1 if active else 0
     return approaching
+
+
+@njit(cache=True)
+def _hard_acceleration_target(d, j, hv, slop) -> None:
+    """Hard row j's desired acceleration (Eq. 20b) at its velocity hv: its violation corrected
+    critically damped beyond ``slop`` (kernels.shrink), the stiff term capped
+    (Thresholds.max_correction)."""
+    par = d.params
+    hard = d.hard
+    push = min(par.correction_cap, max(-par.correction_cap, par.kp * shrink(hard.violation[j], slop)))
+    hard.target[j] = hard.desired[j] + push - par.kd * hv - hard.drift[j]
 
 
 # ------------------------------------------------------------------ the step

@@ -2,8 +2,8 @@
 
 Truths: where the checked solve of seed 000 is valid, the bounded solve finds the same
 forces (up to its regularisation); where it is not, every wrench the bounded solve returns
-passes the validity checks of seed 000 4.4-4.5; and a collapsing humanoid never integrates
-a solve that failed its checks.
+passes the validity checks of seed 000 4.4-4.5; a collapsing humanoid never integrates a
+solve that failed its checks; and a robot lying on redundant contacts comes to rest.
 """
 
 from pathlib import Path
@@ -21,9 +21,12 @@ from humanoid_sim.contact.bounded_solve import (
 )
 from humanoid_sim.contact.kernels import cholesky_into
 from humanoid_sim.contact.virtual_link import ContactKind
-from humanoid_sim.limits.range_config import parse_range_of_motion
+from humanoid_sim.dynamics.rigid_body_dynamics import mass_matrix
+from humanoid_sim.limits.range_config import RangeOfMotionConfig, parse_range_of_motion
 from humanoid_sim.limits.range_of_motion_provider import RangeOfMotionProvider
+from humanoid_sim.model.resource_paths import example_robot_data_share_dirs
 from humanoid_sim.model.urdf_loader import load_urdf
+from humanoid_sim.simulator.initial_pose import InitialPose
 from humanoid_sim.simulator.simulator import Simulator
 
 URDF = Path(__file__).resolve().parents[2] / "urdf" / "humanoid.urdf"
@@ -163,3 +166,33 @@ def test_friction_of_a_sliding_contact_only_opposes_its_sliding(rng):
         assert fz > 0.0
         t = -(ft @ s)
         assert np.allclose(ft, -t * s, atol=1e-12) and -1e-12 <= t <= 0.5 * fz + 1e-12
+
+
+def test_a_robot_lying_on_redundant_contacts_comes_to_rest():
+    """g1 of example-robot-data (29 joints with their stops, mesh collision hulls) collapsing
+    passively from its neutral pose ends lying on ten or more redundant contacts: every step
+    of the lying is a bounded solve. The robot comes to rest and the ground carries its weight
+    on every step of the last second. (The bounded solve corrects position errors only beyond
+    the contact band: corrected all the way to 0, the errors of redundant contacts, measured
+    contact by contact, fight each other and the robot never settles.)"""
+    urdfs = [s / "example-robot-data/robots/g1_description/urdf/g1_29dof_rev_1_0.urdf" for s in example_robot_data_share_dirs()]
+    urdfs = [u for u in urdfs if u.is_file()]
+    if not urdfs:
+        pytest.skip("example-robot-data (g1) is not installed")
+    model = load_urdf(urdfs[0])
+    sim = Simulator(model, providers=[RangeOfMotionProvider(model, RangeOfMotionConfig())],
+                    poses={"neutral": InitialPose("neutral")})  # fmt: skip
+    sim.reset("neutral")
+    mg = model.total_mass * float(np.linalg.norm(model.gravity))
+    bounded = 0
+    for step in range(6000):
+        r = sim.step()
+        assert r.validated or r.solver == "bounded"
+        if step >= 5000:
+            T = 0.5 * r.v @ ((mass_matrix(model, r.q) + np.diag(sim.armature)) @ r.v)
+            fz = sum(c.wrench_world[2] for c in r.contacts if c.element == "ground")
+            assert T < 1e-3, (r.t, T)
+            assert abs(fz / mg - 1.0) < 5e-3, (r.t, fz / mg)
+            bounded += r.solver == "bounded"
+    assert bounded > 500  # lying on redundant contacts: the bounded solve
+    assert len(r.contacts) >= 8

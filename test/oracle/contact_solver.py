@@ -147,15 +147,16 @@ class ActiveContact:
                 ns = np.hypot(*s)
                 self.slip_dir[:] = s / ns if ns > 1e-12 else (1.0, 0.0)
 
-    def set_desired(self, gains: Gains) -> None:
-        """Desired virtual-link accelerations of Eq. 20b (penetration and stick drift)."""
+    def set_desired(self, gains: Gains, slop: float = 0.0) -> None:
+        """Desired virtual-link accelerations of Eq. 20b (penetration and stick drift), each
+        error corrected beyond ``slop`` [m] only (kernels.desired_acceleration_nb)."""
         m = self.memory
         anchored = m is not None and m.sticking and self.sticking and not self.rolling
         area = self.area
         kernels.desired_acceleration_nb(
             int(area.kind), area.xy, area.gap, area.R_world_vl, area.origin, self.R_body, self.p_body,
             anchored, m.R_anchor if anchored else self.R_body, m.p_anchor if anchored else self.p_body,
-            self.vel, gains.kp, gains.kd, self.desired,
+            self.vel, gains.kp, gains.kd, self.desired, slop,
         )  # fmt: skip
 
     # -- rows ---------------------------------------------------------------
@@ -279,6 +280,8 @@ def solve_with_checks(
     max_rounds: int = 3,
     release_tolerance: float = np.inf,
     hard_warm: np.ndarray | None = None,
+    bounded_slop: float = 0.0,
+    bounded_hard_rhs: np.ndarray | None = None,
 ) -> SolveReport:
     """Solve Eq. 20a/20b (or Eq. 18-19) and apply the validity checks of 4.4-4.6.
 
@@ -292,6 +295,10 @@ def solve_with_checks(
     Contacts are modified in place (released, reduced, sticking/slipping/spinning, lam).
     hard_warm: the acceleration phase's warm start of the bounded solve (the hard rows' forces
     of the previous step; the contacts' from their memory); None: the impulse phase, from 0.
+    bounded_slop, bounded_hard_rhs: in the acceleration phase the bounded solve corrects the
+    contacts' position errors beyond bounded_slop [m] only (the contact tolerance), and
+    bounded_hard_rhs (all hard rows) are the hard rows' desired values corrected the same
+    way (step_kernel._bounded).
     """
     has_hard = len(hard_active) > 0
     hard_active = hard_active.copy() if has_hard else hard_active
@@ -332,6 +339,16 @@ def solve_with_checks(
                     validated = False
                     break
     if not validated:  # never integrate a solve that failed its checks
+        if bounded_slop > 0.0:
+            for c in contacts:
+                c.sticking = True
+                c.set_desired(gains, bounded_slop)
+            if bounded_hard_rhs is not None:
+                plain = rhs_of
+
+                def rhs_of(c, comps):
+                    return bounded_hard_rhs[comps] if c is None else plain(c, comps)
+
         x, hard_lam = _bounded(contacts, hard, M_factor, base, rhs_of, hard_warm)
         return SolveReport(x, hard_lam, rounds, False, rank_def, True)
     for c in contacts:

@@ -135,6 +135,9 @@ class ReferenceSimulator(Simulator):
         cap = kd * thr.max_correction
         push = np.clip(kp * hard.violation, -cap, cap)
         hard_rhs = hard.desired_acceleration + push - kd * hv - hard.drift if len(hv) else hv
+        # the bounded solve corrects the violations beyond the contact band only (step_kernel._bounded)
+        shrunk = np.sign(hard.violation) * np.maximum(np.abs(hard.violation) - tol, 0.0) if len(hv) else hv
+        bounded_hard_rhs = hard.desired_acceleration + np.clip(kp * shrunk, -cap, cap) - kd * hv - hard.drift if len(hv) else hv
 
         def rhs_accel(c, comps):
             if c is None:
@@ -150,7 +153,8 @@ class ReferenceSimulator(Simulator):
         warm = self._last_hard_force
         hard_warm = np.array([warm.get(r.names[i], 0.0) for r, (_, idx) in zip(rows, hard_map) for i in idx])
         rep = solve_with_checks(
-            solving, hard, active, M_factor, a0, rhs_accel, next_vt, ws, self.gains, cfg.max_rounds, np.inf, hard_warm
+            solving, hard, active, M_factor, a0, rhs_accel, next_vt, ws, self.gains, cfg.max_rounds, np.inf, hard_warm,
+            tol, bounded_hard_rhs,
         )
         a = rep.x
         # 5. integration (dynamics/integrator.py) with the constraint force Hᵀλ = M (a - a0)
