@@ -57,6 +57,7 @@ __all__ = [
     "BOUNDED_TOLERANCE",
     "BoundedRows",
     "bounded_solve_nb",
+    "regularised_product_nb",
 ]
 
 BLOCK_ONE_SIDED, BLOCK_POINT, BLOCK_LINE, BLOCK_SURFACE, BLOCK_BOX = 0, 1, 2, 3, 4
@@ -167,6 +168,21 @@ def _project_block(kind, lam, s, mu, arm, bound, hull, sx, sy):
 
 
 @njit(cache=True)
+def regularised_product_nb(B, eps, x, r, w, m) -> float:
+    """w[:m] = (B + ε I) x over the first m rows and columns (a projected Gauss-Seidel
+    solver's running product, then updated row by row); returns max |r[:m]|, the scale of
+    its stopping test."""
+    r_max = 0.0
+    for a in range(m):
+        s = eps * x[a]
+        for b in range(m):
+            s += B[a, b] * x[b]
+        w[a] = s
+        r_max = max(r_max, abs(r[a]))
+    return r_max
+
+
+@njit(cache=True)
 def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam) -> int:
     """Solve the bounded, regularised problem of the module docstring.
 
@@ -208,13 +224,7 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam) -> int:
         mean_diag += B[a, a]
     eps = reg * mean_diag / k
     w = np.empty(k)  # (B + ε I) λ: the rows' accelerations (velocities, for impulses) from λ
-    r_max = 0.0
-    for a in range(k):
-        s = eps * lam[a]
-        for b in range(k):
-            s += B[a, b] * lam[b]
-        w[a] = s
-        r_max = max(r_max, abs(r[a]))
+    r_max = regularised_product_nb(B, eps, lam, r, w, k)
     w_old = np.empty(k)
     old = np.empty(6)
     pre = np.empty(6)

@@ -649,16 +649,21 @@ def desired_acceleration_nb(kind, xy, gap, R, origin, R_body, p_body, use_anchor
     robot lying on them never comes to rest. Within the slop each settles where its
     correction stops."""
     fit = gap_fit_nb(xy, gap, kind)
-    extent = 0.0
-    deepest = 1e300
-    for t in range(xy.shape[0]):
-        extent = max(extent, math.hypot(xy[t, 0], xy[t, 1]))
-        deepest = min(deepest, gap[t])
-    angular = slop / extent if extent > 0.0 else 0.0
     err = np.zeros(6)
-    err[2] = fit[0] if slop == 0.0 else shrink(deepest, slop)
-    err[3] = shrink(fit[2], angular)
-    err[4] = shrink(-fit[1], angular)
+    err[2] = fit[0]
+    err[3] = fit[2]
+    err[4] = -fit[1]
+    angular = 0.0
+    if slop > 0.0:
+        extent = 0.0
+        deepest = 1e300
+        for t in range(xy.shape[0]):
+            extent = max(extent, math.hypot(xy[t, 0], xy[t, 1]))
+            deepest = min(deepest, gap[t])
+        angular = slop / extent if extent > 0.0 else 0.0
+        err[2] = shrink(deepest, slop)
+        err[3] = shrink(err[3], angular)
+        err[4] = shrink(err[4], angular)
     if use_anchor:
         # the origin's material point, where the anchor pose would put it
         ob = np.empty(3)
@@ -667,25 +672,26 @@ def desired_acceleration_nb(kind, xy, gap, R, origin, R_body, p_body, use_anchor
         e = np.empty(3)
         for a in range(3):
             e[a] = origin[a] - (R_anchor[a, 0] * ob[0] + R_anchor[a, 1] * ob[1] + R_anchor[a, 2] * ob[2] + p_anchor[a])
-        ex = R[0, 0] * e[0] + R[1, 0] * e[1] + R[2, 0] * e[2]
-        ey = R[0, 1] * e[0] + R[1, 1] * e[1] + R[2, 1] * e[2]
-        drift = math.hypot(ex, ey)
-        scale = shrink(drift, slop) / drift if drift > 0.0 else 0.0  # 1 for slop 0
-        err[0] = ex * scale
-        err[1] = ey * scale
+        err[0] = R[0, 0] * e[0] + R[1, 0] * e[1] + R[2, 0] * e[2]
+        err[1] = R[0, 1] * e[0] + R[1, 1] * e[1] + R[2, 1] * e[2]
         dR = R_body @ R_anchor.T
         yx = 0.5 * (dR[2, 1] - dR[1, 2])
         yy = 0.5 * (dR[0, 2] - dR[2, 0])
         yz = 0.5 * (dR[1, 0] - dR[0, 1])
-        err[5] = shrink(yx * R[0, 2] + yy * R[1, 2] + yz * R[2, 2], angular)
+        err[5] = yx * R[0, 2] + yy * R[1, 2] + yz * R[2, 2]
+        if slop > 0.0:
+            drift = math.hypot(err[0], err[1])
+            scale = shrink(drift, slop) / drift if drift > 0.0 else 0.0
+            err[0] *= scale
+            err[1] *= scale
+            err[5] = shrink(err[5], angular)
     for a in range(6):
         out[a] = -kp * err[a] - kd * vel[a]
 
 
 @njit(cache=True, inline="always")
 def shrink(e: float, slop: float) -> float:
-    """e moved towards 0 by slop >= 0 (0 inside [-slop, slop]; e itself for slop 0): an
-    error corrected only beyond its slop, continuously (no step in the correction where
+    """e moved towards 0 by slop >= 0 (0 inside [-slop, slop]): an error corrected only beyond its slop, continuously (no step in the correction where
     the error crosses the slop)."""
     if e > slop:
         return e - slop

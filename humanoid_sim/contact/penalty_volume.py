@@ -122,7 +122,9 @@ class PenaltyVolumeData(NamedTuple):
     Mt, Lt (nv, nv): the modified matrix and its factor; rhs, acc (nv,) scratch; tau (nv,):
     τ plus the contact forces (the known forces of the shared solve). Scratch: six (4, 6) an
     element's rows and a contact's acceleration, tri (3, 3) a triangle, clip (4, 3) its
-    clipped polygon, KG (6, nv)."""
+    clipped polygon, KG (6, nv). passes (1,) int64: the step's implicit passes (0: explicit),
+    StepResult.rounds (set by penalty_volume_free_acceleration_nb, after the shared solve of
+    the hard rows, whose rounds they replace)."""
 
     params: np.ndarray
     contact: np.ndarray
@@ -154,6 +156,7 @@ class PenaltyVolumeData(NamedTuple):
     tri: np.ndarray
     clip: np.ndarray
     KG: np.ndarray
+    passes: np.ndarray
 
 
 def allocate_penalty_volume(params: PenaltyVolumeParams, C: int, P: int, nv: int) -> PenaltyVolumeData:
@@ -165,7 +168,7 @@ def allocate_penalty_volume(params: PenaltyVolumeParams, C: int, P: int, nv: int
     i = lambda n: np.zeros(n, np.int64)  # noqa: E731
     return PenaltyVolumeData(par, i(E), f(E), f(E), f(E), f(E), i(E), i(E), f(E), f(E), f(E), f(E), f(E), i(E), f(E, 2),
                              f(E), f(E), f(E, 2, 2), f(E, 2), f(max(C, 1), 6, 6), f(max(C, 1), 6), f(nv, nv), f(nv, nv),
-                             f(nv), f(nv), f(nv), f(4, 6), f(3, 3), f(4, 3), f(6, nv))  # fmt: skip
+                             f(nv), f(nv), f(nv), f(4, 6), f(3, 3), f(4, 3), f(6, nv), i(1))  # fmt: skip
 
 
 # ------------------------------------------------------------------ quadrature
@@ -409,6 +412,7 @@ def penalty_volume_nb(d, tab, nc, k, v, tau, n_hard) -> tuple:
         for e in range(ne):
             pv.ft[e, 0] = pv.ft0[e, 0]
             pv.ft[e, 1] = pv.ft0[e, 1]
+        pv.passes[0] = 0
     else:
         # passes of the linearly implicit solve, each with the friction bounded by the
         # previous normal forces (the first: the explicit ones; the friction's moment moves
@@ -427,11 +431,9 @@ def penalty_volume_nb(d, tab, nc, k, v, tau, n_hard) -> tuple:
             if passes >= 2 and not left:
                 break
         _implicit_friction(d, pv, tab, ne, dt, cn, t1, t2, ga)
-        out.counts[0].rounds = passes
+        pv.passes[0] = passes
     _wrenches(d, pv, tab, nc, ne, cn, t1, t2)
     counts = out.counts[0]
-    if not implicit:
-        counts.rounds = 0
     counts.validated = 1
     counts.impulse = 0
     return OK, 0, nc
@@ -649,8 +651,10 @@ def _wrenches(d, pv, tab, nc, ne, cn, t1, t2) -> None:
 def penalty_volume_free_acceleration_nb(d, tau) -> None:
     """After the shared solve of the hard rows with the contact forces as known forces:
     d.out.a0 = A^-1 (τ - D v_plus - b) with the applied τ only (the contract: M (a - a0) is
-    every contact, limit and friction force)."""
+    every contact, limit and friction force), and the step's rounds: the method's implicit
+    passes."""
     out, dyn = d.out, d.dyn
+    out.counts[0].rounds = d.penalty.passes[0]
     for i in range(tau.shape[0]):
         out.tau_c[i] = tau[i] - dyn.damping[i] * out.v_plus[i] - dyn.b[i]
     cho_solve_vec(d.solve.L, out.tau_c, out.a0)

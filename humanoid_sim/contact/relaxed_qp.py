@@ -59,6 +59,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from humanoid_sim.contact.bounded_solve import regularised_product_nb
 from humanoid_sim.contact.kernels import cho_solve_vec
 from humanoid_sim.contact.methods import CAPACITY, OK
 from humanoid_sim.dynamics.kernels import aba_factor_nb, contact_space_matrix_nb
@@ -425,13 +426,7 @@ def solve_nb(rq, nvert, n_hard, n_fric, eps, sweeps, tol) -> int:
     iterate and gets the solution, rq.w = (B + ε I) x. Returns the sweeps done."""
     m = 3 * nvert + n_hard + n_fric
     x, w, B = rq.x, rq.w, rq.B
-    r_max = 0.0
-    for a in range(m):
-        s = eps * x[a]
-        for b in range(m):
-            s += B[a, b] * x[b]
-        w[a] = s
-        r_max = max(r_max, abs(rq.r[a]))
+    r_max = regularised_product_nb(B, eps, x, rq.r, w, m)
     old = rq.small[3:]
     done = 0
     for sweep in range(1, sweeps + 1):

@@ -1067,7 +1067,8 @@ def _hard_acceleration_target(d, j, hv, slop) -> None:
     (Thresholds.max_correction)."""
     par = d.params
     hard = d.hard
-    push = min(par.correction_cap, max(-par.correction_cap, par.kp * shrink(hard.violation[j], slop)))
+    viol = shrink(hard.violation[j], slop) if slop > 0.0 else hard.violation[j]
+    push = min(par.correction_cap, max(-par.correction_cap, par.kp * viol))
     hard.target[j] = hard.desired[j] + push - par.kd * hv - hard.drift[j]
 
 
@@ -1193,9 +1194,7 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
     elif par.method == PENALTY_VOLUME:  # the contact forces, then the hard rows with them known
         status, t_index, nc = penalty_volume_nb(d, tab, nc, k, v, tau, n_hard)
         if status == OK:
-            passes = d.out.counts[0].rounds  # the method's implicit solves, not the hard rows'
             status, _, _ = _virtual_link_nb(d, tab, 0, k, v, d.penalty.tau, n_hard, False)
-            d.out.counts[0].rounds = passes
             penalty_volume_free_acceleration_nb(d, tau)
     else:
         status, t_index, nc = _virtual_link_nb(d, tab, nc, k, v, tau, n_hard, True)
