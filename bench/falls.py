@@ -24,7 +24,8 @@ Printed per robot (and in a summary table at the end):
   met redundant rows (StepResult.validated False); bounded: share of the steps the bounded solve
   replaced it (StepResult.solver "bounded"); a failed solve integrated as it was (validated False
   and solver not "bounded") counts as a failed solve;
-- max penetration: largest StepResult.max_penetration of any step [m];
+- max penetration: largest StepResult.max_penetration of any step (the deepest point of any
+  body in the band, in a contact or not) [m];
 - max contact force: largest |force| of one contact in any step (ContactReport.wrench_world,
   impulse / dt included) [N], beside the robot's weight m g;
 - energy excess: per step, ΔE - W with E = T + U (T = 1/2 v^T (M + diag(armature)) v,

@@ -279,7 +279,7 @@ COUNTS_DTYPE = np.dtype(
         ("ground_hull", np.int64),  # their hull's size
         ("memory", np.int64),  # contacts remembered for the next step
         ("table", np.int64),  # which of StepData.tables holds the reported contacts
-        ("max_penetration", np.float64),  # deepest reported point [m] (>= 0)
+        ("max_penetration", np.float64),  # deepest detected point, reported or not [m] (>= 0)
     ]
 )
 

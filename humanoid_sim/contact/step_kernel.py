@@ -1355,7 +1355,12 @@ def _report(d, tab, nc, t_index) -> None:
     nxt = 1 - cur
     cap = mem.key.shape[1]
     dt = par.dt
+    # the deepest point of every body in the band, reported or not (a point released or
+    # moving out is still in the surface)
     max_pen = 0.0
+    det = d.detection
+    for h in range(counts.hits):
+        max_pen = max(max_pen, -det.gap[h])
     kept = 0  # released without an impulse: dropped (the order is kept)
     for i in range(nc):
         if tab.released[i] and not tab.impulse_taken[i]:
@@ -1392,7 +1397,6 @@ def _report(d, tab, nc, t_index) -> None:
                 tab.pv[i, r] = np.nan
         st, cnt = tab.point_start[i], tab.point_count[i]
         for t in range(st, st + cnt):
-            max_pen = max(max_pen, -tab.gap[t])
             for r in range(3):
                 tab.world[t, r] = tab.origin[i, r] + (tab.xy[t, 0] * Rv[r, 0] + tab.xy[t, 1] * Rv[r, 1])
             if par.has_ground and tab.element[i] == 0 and d.statics.robot[tab.body[i]]:

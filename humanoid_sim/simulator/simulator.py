@@ -258,7 +258,9 @@ class StepResult(NamedTuple):
     methods their name ("relaxed_qp": seed 002's bounded QP, valid by construction;
     "penalty_volume": seed 004's penalty forces), or "bounded" when the joint-stop rows that
     penalty_volume leaves to seed 000's solve needed the bounded solve;
-    impulse: an impulse phase ran this step; max_penetration: deepest point [m] (>= 0);
+    impulse: an impulse phase ran this step; max_penetration: the deepest point of any body
+    in the detection band at the start of the step, in a contact or not (released, moving
+    out) [m] (>= 0);
     constraint_forces: per provider, lambda per row it returned [N m or N];
     acceleration: v̇ (nv,) of the constraint solve at the start of the step (after any
     impulse), consistent with the reported wrenches: the first Runge-Kutta stage

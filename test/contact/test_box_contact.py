@@ -38,6 +38,19 @@ def test_dropped_box_rests_without_bounce_at_zero_restitution():
     assert r.zmp.margin > 0.04  # the ZMP is at the centre of the 0.2 x 0.1 sole
 
 
+def test_a_penetrating_box_moving_out_is_no_contact_but_its_depth_is_reported():
+    """A box 5 mm into the ground and leaving it at 1 m/s (faster than the correction of
+    Eq. 20b would move it out) is separating: no contact, no force. Its depth is still
+    reported: max_penetration is the deepest point in the band, in a contact or not."""
+    sim = ground_sim(Material(1.0, 0.8, 0.0))
+    depth = 0.005
+    sim.set_state(np.array([0, 0, HALF_Z - depth, 0, 0, 0, 1.0]), np.array([0, 0, 1.0, 0, 0, 0]))
+    r = sim.step()
+    assert not r.contacts
+    assert r.max_penetration == pytest.approx(depth, abs=1e-12)
+    assert r.v[2] == pytest.approx(1.0 - G * sim.config.dt, abs=1e-9)  # gravity only
+
+
 def test_bounce_heights_follow_restitution_squared():
     e, h0, dt = 0.5, 1.0, 5e-4
     sim = ground_sim(Material(1.0, 0.8, e), dt=dt)

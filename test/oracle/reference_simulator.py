@@ -69,6 +69,8 @@ class ReferenceSimulator(Simulator):
         band = max(cfg.speculative_distance, speculative_band_nb(ws.V, ws.p, self._reach, dt))
         self.detector.tolerance = cfg.contact_tolerance + band
         patches = self.detector.detect(ws.R, ws.p)
+        # the deepest point in the band, in a contact or not
+        max_pen = max([0.0] + [-float(p.gap.min()) for p in patches])
         contacts = self._contacts(patches, speculative=True)
         hard, hard_map, soft_force = self._reference_provider_rows(rows, v)
 
@@ -168,7 +170,7 @@ class ReferenceSimulator(Simulator):
             raise SimulationError(f"step at t = {self._t:.6f} s produced a non-finite state")
 
         # reports, memory, commit
-        reports, memory, max_pen = self._reports(contacts, impulses, dt)
+        reports, memory = self._reports(contacts, impulses, dt)
         zmp = self._zmp(reports)
         forces = self._reference_provider_forces(rows, hard_map, rep.hard_lambda + hard_impulse / dt, soft_force, v_next)
         self._reference_memory = memory
@@ -260,7 +262,6 @@ class ReferenceSimulator(Simulator):
     def _reports(self, contacts: list[ActiveContact], impulses, dt: float):
         reports = []
         memory: dict[tuple[int, int, int], ContactMemory] = {}
-        max_pen = 0.0
         names = self.model.body_names
         for c in contacts:
             key = c.area.patch.key
@@ -272,7 +273,6 @@ class ReferenceSimulator(Simulator):
                 w = c.lam.copy()
             else:
                 w = (c.lam if not c.released else np.zeros(6)) + imp / dt
-            max_pen = max(max_pen, -float(c.area.gap.min()))
             R = c.area.R_world_vl
             ww = np.empty(6)
             # summed in the compiled step's order (bit-identical reports on both paths)
@@ -301,7 +301,7 @@ class ReferenceSimulator(Simulator):
                 s = R[:, :2] @ c.slip_dir
                 memory[key] = ContactMemory(False, c.R_body, c.p_body, s)
             memory[key] = memory[key].with_wrench(c.lam, R, c.area.origin)
-        return reports, memory, max_pen
+        return reports, memory
 
     def _zmp(self, reports: list[ContactReport]) -> ZmpReport:
         g = self._ground_element
