@@ -22,8 +22,10 @@ Printed per robot (and in a summary table at the end):
   non-finite: runs whose state (q, v) or energy became non-finite (the run stops there);
 - unvalidated: share of the steps whose checked solve (seed 000) failed its validity checks or
   met redundant rows (StepResult.validated False); bounded: share of the steps the bounded solve
-  replaced it (StepResult.solver "bounded"); a failed solve integrated as it was (validated False
-  and solver not "bounded") counts as a failed solve;
+  replaced it (StepResult.solver "bounded"); capped: share of the steps whose bounded solve
+  stopped at its cap of Gauss-Seidel sweeps before its tolerance (StepResult.sweeps ==
+  BOUNDED_SWEEPS: valid forces, not converged ones); a failed solve integrated as it was
+  (validated False and solver not "bounded") counts as a failed solve;
 - max penetration: largest StepResult.max_penetration of any step (the deepest point of any
   body in the band, in a contact or not) [m];
 - max contact force: largest |force| of one contact in any step (ContactReport.wrench_world,
@@ -67,6 +69,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from mechanics import MechanicsMeter, machine_load  # noqa: E402
 
+from humanoid_sim.contact.bounded_solve import BOUNDED_SWEEPS  # noqa: E402
 from humanoid_sim.contact.methods import CONTACT_METHODS  # noqa: E402
 from humanoid_sim.dynamics.spatial import quaternion_to_rotation  # noqa: E402
 from humanoid_sim.limits import RangeOfMotionProvider  # noqa: E402
@@ -169,6 +172,7 @@ class RunResult:
     steps: int = 0
     unvalidated: int = 0
     bounded: int = 0
+    capped: int = 0
     failed_steps: int = 0
     max_penetration: float = 0.0
     max_force: float = 0.0
@@ -241,6 +245,7 @@ def run_one(spec: RobotSpec, model, poses, mode: str, seed: int | None, args) ->
                 res.max_force = max(res.max_force, float(np.linalg.norm(c.wrench_world[:3])))
             res.unvalidated += not r.validated
             res.bounded += r.solver == "bounded"
+            res.capped += r.solver == "bounded" and r.sweeps >= BOUNDED_SWEEPS
             failed = not r.validated and r.solver != "bounded"  # a failed solve integrated as it was
             res.failed_steps += failed
             if i >= last_from:
@@ -283,7 +288,8 @@ def print_run(r: RunResult) -> None:
     if r.mode == "zero":
         extra = f", last 1 s: KE max {fmt(r.last_kinetic_max)} J, Σfz err {fmt(r.last_fz_error_max)}, failed {r.last_failed}"
     print(
-        f"  {r.label:<22} t {r.t_end:6.3f} s  bounded {r.bounded / max(1, r.steps):6.1%}  failed {r.failed_steps}  "
+        f"  {r.label:<22} t {r.t_end:6.3f} s  bounded {r.bounded / max(1, r.steps):6.1%} (capped {r.capped / max(1, r.steps):.1%})  "
+        f"failed {r.failed_steps}  "
         f"pen {fmt(r.max_penetration)} m  F max {fmt(r.max_force)} N  ΔE-W max {fmt(r.max_excess, '.3g')} J ({r.excess_steps} > 0.1 J)  "
         f"{cost:7.0f} µs/step{extra}  [{status}]",
         flush=True,
@@ -310,6 +316,7 @@ class Row:
             "cut": sum(r.cut for r in rs),
             "unvalidated": sum(r.unvalidated for r in rs) / max(1, steps),
             "bounded": sum(r.bounded for r in rs) / max(1, steps),
+            "capped": sum(r.capped for r in rs) / max(1, steps),
             "failed_steps": sum(r.failed_steps for r in rs),
             "penetration": max((r.max_penetration for r in rs), default=math.nan),
             "force": max((r.max_force for r in rs), default=math.nan),
@@ -348,7 +355,7 @@ class Row:
 
 def print_table(rows: list[Row]) -> None:
     head = (
-        f"{'robot':<9}{'mode':<8}{'runs':>5}{'fail':>5}{'nonfin':>7}{'bounded':>8}{'failed':>7}{'pen [m]':>10}{'F max [N]':>10}"
+        f"{'robot':<9}{'mode':<8}{'runs':>5}{'fail':>5}{'nonfin':>7}{'bounded':>8}{'capped':>7}{'failed':>7}{'pen [m]':>10}{'F max [N]':>10}"
         f"{'ΔE-W max [J]':>13}{'>0.1J':>7}{'rest KE [J]':>12}{'rest':>5}{'Σfz err':>9}{'fail 1s':>8}{'µs/step':>9}"
     )
     print(head)
@@ -358,7 +365,7 @@ def print_table(rows: list[Row]) -> None:
         zero = row.mode == "zero"
         rest = ("yes" if f["rest_kinetic"] < TARGETS["rest_kinetic"] else "no") if zero else "-"
         print(
-            f"{row.robot:<9}{row.mode:<8}{f['runs']:>5}{f['failures']:>5}{f['nonfinite']:>7}{f['bounded']:>8.1%}{f['failed_steps']:>7}"
+            f"{row.robot:<9}{row.mode:<8}{f['runs']:>5}{f['failures']:>5}{f['nonfinite']:>7}{f['bounded']:>8.1%}{f['capped']:>7.1%}{f['failed_steps']:>7}"
             f"{fmt(f['penetration']):>10}{fmt(f['force']):>10}{fmt(f['excess'], '.3g'):>13}{f['excess_steps']:>7}"
             f"{fmt(f['rest_kinetic']) if zero else '-':>12}{rest:>5}{fmt(f['fz_error']) if zero else '-':>9}"
             f"{f['last_failed'] if zero else '-':>8}{f['cost']:>9.0f}"

@@ -1,5 +1,5 @@
 """The simulation node's /diagnostics: real-time factor, late ticks, tick costs, solver rounds,
-active joint limits, command counts and ages, pushes.
+the solve integrated and its sweeps, active joint limits, command counts and ages, pushes.
 
 A mixin of ``SimNode`` (humanoid_sim/ros/sim_node.py), which owns the counters it reads.
 Published at ``diagnostics_rate`` in wall time; first, what memory_watch decides: freed heap
@@ -63,6 +63,8 @@ class NodeDiagnostics:
                 "solver_rounds": result.rounds if result else 0,
                 "solver_rounds_max": self.max_rounds_seen,
                 "solve_validated": result.validated if result else True,
+                "solver": result.solver if result else "none",
+                "solver_sweeps": result.sweeps if result else 0,
                 "contacts": len(result.contacts) if result else 0,
                 "zmp_margin_m": float(result.zmp.margin) if result else math.nan,
                 "active_limits": ", ".join(report.names) or "none",

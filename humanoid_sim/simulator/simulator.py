@@ -264,7 +264,11 @@ class StepResult(NamedTuple):
     constraint_forces: per provider, lambda per row it returned [N m or N];
     acceleration: v̇ (nv,) of the constraint solve at the start of the step (after any
     impulse), consistent with the reported wrenches: the first Runge-Kutta stage
-    [m/s^2, rad/s^2]."""
+    [m/s^2, rad/s^2];
+    sweeps: Gauss-Seidel sweeps of the step's iterative solves, 0 when none ran: under
+    virtual_link the most of its bounded solves (BOUNDED_SWEEPS when one stopped at that cap
+    before its tolerance: its forces are then the best multiple of its last iterate, valid but
+    not converged), under relaxed_qp the total over its rounds."""
 
     t: float
     q: np.ndarray
@@ -279,6 +283,7 @@ class StepResult(NamedTuple):
     constraint_forces: tuple[np.ndarray, ...]
     acceleration: np.ndarray
     solver: str = "checked"
+    sweeps: int = 0
 
 
 class Simulator:
@@ -701,7 +706,7 @@ class Simulator:
         return StepResult(
             self._t, q_next.copy(), v_next.copy(), tau_j, reports, zmp, counts.rounds, bool(counts.validated),
             bool(counts.impulse), counts.max_penetration, forces, out.a.copy(),
-            "bounded" if counts.bounded else self._solver,
+            "bounded" if counts.bounded else self._solver, counts.sweeps,
         )  # fmt: skip
 
     def _provider_rows(self, rows: list[OneSidedRows], v: np.ndarray):

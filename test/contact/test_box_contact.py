@@ -31,6 +31,7 @@ def test_dropped_box_rests_without_bounce_at_zero_restitution():
     assert abs(r.q[2] - HALF_Z) < 1e-6  # no penetration at rest
     assert r.max_penetration < 1e-6
     assert np.linalg.norm(r.v) < 1e-6
+    assert r.solver == "checked" and r.sweeps == 0  # one contact: seed 000's solve, no iterations
     (c,) = r.contacts
     assert c.kind == ContactKind.SURFACE and c.sticking
     assert c.wrench_world[2] == pytest.approx(BOX_MASS * G, rel=1e-9)  # static equilibrium

@@ -161,6 +161,8 @@ def test_topics_tf_clock_and_rates(ros):
     for key in ("real_time_factor", "late_ticks", "solver_rounds", "active_limits", "limit_torques",
                 "zmp_margin_m", "rejected_commands"):
         assert key in values
+    # standing on two feet: seed 000's checked solve, no Gauss-Seidel sweeps
+    assert (values["solver"], values["solver_sweeps"]) == ("checked", "0")
 
 
 def test_pause_step_reset(ros):
