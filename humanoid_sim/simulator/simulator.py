@@ -268,7 +268,8 @@ class StepResult(NamedTuple):
     sweeps: Gauss-Seidel sweeps of the step's iterative solves, 0 when none ran: under
     virtual_link the most of its bounded solves (BOUNDED_SWEEPS when one stopped at that cap
     before its tolerance: its forces are then the best multiple of its last iterate, valid but
-    not converged), under relaxed_qp the total over its rounds."""
+    not converged), under relaxed_qp the total over its rounds, under penalty_volume those of
+    the bounded solve of its joint-stop rows when it ran."""
 
     t: float
     q: np.ndarray
