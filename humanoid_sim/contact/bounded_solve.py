@@ -26,11 +26,17 @@ into bounds, so that every iterate passes them:
   SURFACE    rows (f_z, n_x, n_y, f_x, f_y, n_z): f_z >= 0, p_v inside the hull,
                                            |f_t| <= μ f_z, |n_z| <= μ f_z d.
 Rows are in the virtual-link frame of each contact (z the normal), in the order of
-``ActiveContact.components()`` for a sticking, non-spinning contact. The projection of a
-block keeps f_z, moves p_v to the nearest point of the hull, and scales f_t and n_z onto
-their bounds; the Gauss-Seidel sweeps stop when no force changes by more than ``tol``
-relative to the largest one, or no row's acceleration (B + ε I) λ by more than ``tol``
-relative to the largest |r| (plus one), or after ``max_sweeps``. Each step starts from the
+``ActiveContact.components()`` for a sticking, non-spinning contact. Each sweep visits the
+blocks in turn, the other blocks held. A line's or surface's normal rows (f_z and the moments
+that place p_v) take their exact minimiser over the cone of the area's vertex forces, which
+is what p_v inside the hull means (_area_normal_rows); every other row takes its
+Gauss-Seidel update, and the block is then projected: f_z kept, f_t and n_z scaled onto
+their bounds (p_v is already in the hull, to rounding). (Row updates of the normal rows
+followed by a projection of p_v onto the hull stall at points that are not minimisers
+wherever the hull binds: a body turning fast onto the ground got no force at all.) The
+sweeps stop when no force changes by more than ``tol`` relative to the largest one, or no
+row's acceleration (B + ε I) λ by more than ``tol`` relative to the largest |r| (plus one),
+or after ``max_sweeps``. Each step starts from the
 previous step's forces of the same contacts and rows (the caller's warm start). The result
 is the best multiple α λ (0 <= α <= 1) of the last iterate, so that it is never worse than
 no force (bounded_solve_nb).
@@ -168,6 +174,148 @@ def _project_block(kind, lam, s, mu, arm, bound, hull, sx, sy):
 
 
 @njit(cache=True)
+def _area_normal_rows(kind, s, hull, B, eps, r, w, lam, G, P, c) -> None:
+    """The exact minimiser over the normal rows of one line or surface block, the other rows
+    held: (f_z, n_x, n_y) of a surface (f_z, n_y of a line). With p_v inside the hull (Eq. 26)
+    these forces form the cone of the vertices' unit normal forces g_v = (1, y_v, -x_v)
+    (a line's: (1, -x_v)); the least of ½ λᵀ P λ - λᵀ c over it (P: the rows' block of
+    B + ε I, c: their r less the other rows' share of w) is the unconstrained one when that
+    lies in the cone, else the least of the minimisers over each edge's face (two adjacent
+    generators, both weights >= 0), each single generator, and zero. (Row updates followed by
+    a projection of p_v onto the hull stall at points that are not minimisers where the hull
+    binds, as when a body turns fast onto the ground.) G (3, h), P (3, 3), c (9,): scratch;
+    updates lam and w."""
+    nn = 2 if kind == BLOCK_LINE else 3
+    h = 2 if kind == BLOCK_LINE else hull.shape[0]
+    for v in range(h):
+        e = v if (kind != BLOCK_LINE or v == 0) else hull.shape[0] - 1
+        G[0, v] = 1.0
+        if kind == BLOCK_LINE:  # rows f_z, n_y: n_y = -x f_z
+            G[1, v] = -hull[e, 0]
+        else:  # rows f_z, n_x, n_y: n_x = y f_z, n_y = -x f_z
+            G[1, v] = hull[e, 1]
+            G[2, v] = -hull[e, 0]
+    for a in range(nn):
+        t = r[s + a] - w[s + a]
+        for b in range(nn):
+            P[a, b] = B[s + a, s + b] + (eps if a == b else 0.0)
+            t += P[a, b] * lam[s + b]
+        c[a] = t
+    best = c[3:6]  # the least so far: zero force (objective 0)
+    best[:] = 0.0
+    best_f = 0.0
+    trial = c[6:9]
+    # the unconstrained minimiser P^-1 c, if inside the cone
+    if nn == 2:
+        det = P[0, 0] * P[1, 1] - P[0, 1] * P[1, 0]
+        if det > 0.0:
+            trial[0] = (P[1, 1] * c[0] - P[0, 1] * c[1]) / det
+            trial[1] = (P[0, 0] * c[1] - P[1, 0] * c[0]) / det
+            trial[2] = 0.0
+    else:
+        _solve3(P, c, trial)
+    if _in_area_cone(kind, trial, hull):
+        f = _half_quadratic(P, c, trial, nn)
+        if f < best_f:
+            best_f = f
+            for a in range(3):
+                best[a] = trial[a]
+    # each edge's face (a surface's; a line has one, the unconstrained one above) and each generator
+    for u in range(h):
+        guc, guu = 0.0, 0.0
+        for a in range(nn):
+            pg = 0.0
+            for b in range(nn):
+                pg += P[a, b] * G[b, u]
+            guu += G[a, u] * pg
+            guc += G[a, u] * c[a]
+        if guu > 0.0 and guc > 0.0:
+            t = guc / guu
+            f = -0.5 * guc * t
+            if f < best_f:
+                best_f = f
+                for a in range(3):
+                    best[a] = t * G[a, u]
+        if kind == BLOCK_SURFACE and h >= 3:
+            v = (u + 1) % h
+            gvv, guv, gvc = 0.0, 0.0, 0.0
+            for a in range(nn):
+                pv_, pu_ = 0.0, 0.0
+                for b in range(nn):
+                    pv_ += P[a, b] * G[b, v]
+                    pu_ += P[a, b] * G[b, u]
+                gvv += G[a, v] * pv_
+                guv += G[a, v] * pu_
+                gvc += G[a, v] * c[a]
+            det = guu * gvv - guv * guv
+            if det > 1e-300:
+                wu = (gvv * guc - guv * gvc) / det
+                wv = (guu * gvc - guv * guc) / det
+                if wu >= 0.0 and wv >= 0.0:
+                    f = -0.5 * (wu * guc + wv * gvc)
+                    if f < best_f:
+                        best_f = f
+                        for a in range(3):
+                            best[a] = wu * G[a, u] + wv * G[a, v]
+    for a in range(nn):
+        delta = best[a] - lam[s + a]
+        if delta != 0.0:
+            lam[s + a] = best[a]
+            for k in range(w.shape[0]):
+                w[k] += B[k, s + a] * delta
+            w[s + a] += eps * delta
+
+
+@njit(cache=True)
+def _solve3(P, c, out) -> None:
+    """out = P^-1 c for a 3 x 3 P by its adjugate (zeros when P is not positive definite)."""
+    a00 = P[1, 1] * P[2, 2] - P[1, 2] * P[2, 1]
+    a01 = P[0, 2] * P[2, 1] - P[0, 1] * P[2, 2]
+    a02 = P[0, 1] * P[1, 2] - P[0, 2] * P[1, 1]
+    a10 = P[1, 2] * P[2, 0] - P[1, 0] * P[2, 2]
+    a11 = P[0, 0] * P[2, 2] - P[0, 2] * P[2, 0]
+    a12 = P[0, 2] * P[1, 0] - P[0, 0] * P[1, 2]
+    a20 = P[1, 0] * P[2, 1] - P[1, 1] * P[2, 0]
+    a21 = P[0, 1] * P[2, 0] - P[0, 0] * P[2, 1]
+    a22 = P[0, 0] * P[1, 1] - P[0, 1] * P[1, 0]
+    d = P[0, 0] * a00 + P[0, 1] * a10 + P[0, 2] * a20
+    if not d > 0.0:
+        out[0] = out[1] = out[2] = 0.0
+        return
+    out[0] = (a00 * c[0] + a01 * c[1] + a02 * c[2]) / d
+    out[1] = (a10 * c[0] + a11 * c[1] + a12 * c[2]) / d
+    out[2] = (a20 * c[0] + a21 * c[1] + a22 * c[2]) / d
+
+
+@njit(cache=True)
+def _half_quadratic(P, c, x, n) -> float:
+    """½ xᵀ P x - xᵀ c over the first n entries."""
+    f = 0.0
+    for a in range(n):
+        t = 0.0
+        for b in range(n):
+            t += P[a, b] * x[b]
+        f += x[a] * (0.5 * t - c[a])
+    return f
+
+
+@njit(cache=True)
+def _in_area_cone(kind, x, hull) -> bool:
+    """Whether the normal forces x (f_z, n_y of a line; f_z, n_x, n_y of a surface) have f_z > 0
+    and p_v inside the hull (a line's: between its ends)."""
+    fz = x[0]
+    if not fz > 0.0:
+        return False
+    if kind == BLOCK_LINE:
+        px = -x[1] / fz
+        x0, x1 = hull[0, 0], hull[hull.shape[0] - 1, 0]
+        return min(x0, x1) <= px <= max(x0, x1)
+    px, py = -x[2] / fz, x[1] / fz
+    qx, qy = _nearest_in_polygon(px, py, hull)
+    return qx == px and qy == py
+
+
+@njit(cache=True)
 def regularised_product_nb(B, eps, x, r, w, m) -> float:
     """w[:m] = (B + ε I) x over the first m rows and columns (a projected Gauss-Seidel
     solver's running product, then updated row by row); returns max |r[:m]|, the scale of
@@ -229,6 +377,12 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam) -> int:
     old = np.empty(6)
     pre = np.empty(6)
     nb = rows.block_kind.shape[0]
+    h_max = 2
+    for blk in range(nb):
+        h_max = max(h_max, rows.hull_start[blk + 1] - rows.hull_start[blk])
+    G = np.zeros((3, h_max))  # an area's generators, its rows' block, right side and scratch (_area_normal_rows)
+    P = np.empty((3, 3))
+    c = np.empty(9)
     sweeps = 0
     for sweeps in range(1, max_sweeps + 1):
         change = 0.0
@@ -239,7 +393,13 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam) -> int:
             s0, s1 = rows.block_start[blk], rows.block_start[blk + 1]
             for j in range(s0, s1):
                 old[j - s0] = lam[j]
-            for j in range(s0, s1):  # Gauss-Seidel over the block's rows
+            kind = rows.block_kind[blk]
+            h0, h1 = rows.hull_start[blk], rows.hull_start[blk + 1]
+            first = s0
+            if kind == BLOCK_LINE or kind == BLOCK_SURFACE:  # the normal rows exactly, over the hull's cone
+                _area_normal_rows(kind, s0, rows.hull_xy[h0:h1], B, eps, r, w, lam, G, P, c)
+                first = s0 + (2 if kind == BLOCK_LINE else 3)
+            for j in range(first, s1):  # Gauss-Seidel over the block's (other) rows
                 d = B[j, j] + eps
                 if d <= 0.0:
                     continue
@@ -250,8 +410,7 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam) -> int:
                 w[j] += eps * delta
             for j in range(s0, s1):
                 pre[j - s0] = lam[j]
-            h0, h1 = rows.hull_start[blk], rows.hull_start[blk + 1]
-            _project_block(rows.block_kind[blk], lam, s0, rows.mu[blk], rows.arm[blk], rows.bound[blk],
+            _project_block(kind, lam, s0, rows.mu[blk], rows.arm[blk], rows.bound[blk],
                            rows.hull_xy[h0:h1], rows.slip[blk, 0], rows.slip[blk, 1])  # fmt: skip
             for j in range(s0, s1):
                 delta = lam[j] - pre[j - s0]

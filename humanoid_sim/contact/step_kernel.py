@@ -15,9 +15,10 @@ bundles of contact/step_data.py (the dynamics workspace is already at (q, v)):
     solves per phase): release (f_z <= 0), reduction of the area to the edge or vertex
     nearest p_v, slipping (Eq. 31-36, Ĥ_C of Eq. 36), spinning (Eq. 30, 33), a slip that
     would reverse sticks; hard provider rows released when their force turns negative.
-    A phase whose checked solve is rank deficient or still fails after the rounds is
-    replaced by the bounded solve of the same rows (contact/bounded_solve.py), valid by
-    construction: a failed solve is never integrated;
+    A phase whose checked solve is rank deficient or still fails after the rounds, or an
+    impulse whose p_v leaves an area (reduced, the area would drop points that are striking
+    the ground), is replaced by the bounded solve of the same rows
+    (contact/bounded_solve.py), valid by construction: a failed solve is never integrated;
  5. integration (dynamics/integrator.py: RK4-Munthe-Kaas with the constraint force held);
     reports (wrenches, p_v of Eq. 26, world points, ZMP) and the contact memory.
 
@@ -74,6 +75,7 @@ __all__ = ["CAPACITY", "NONFINITE", "OK", "SINGULAR", "speculative_band_nb", "st
 
 
 VX, VY, VZ, WX, WY, WZ = 0, 1, 2, 3, 4, 5
+VALID, CHANGED, TO_BOUNDED = 0, 1, 2  # _check's verdicts
 POINT, LINE, SURFACE = 1, 2, 3
 IMPULSE_PHASE, ACCELERATION_PHASE = 0, 1
 TORSION_ARM = 1.0  # d = TORSION_ARM x the mean distance over the area (Eq. 30, 33)
@@ -676,9 +678,13 @@ def _assemble(d, tab, nc, n_hard, n_fric) -> tuple:
 
 
 @njit(cache=True)
-def _check(d, tab, i, phase, x, apply) -> bool:
-    """Contact i's validity checks (4.4, 4.5) on its wrench; True when its state must
-    change (changed when apply)."""
+def _check(d, tab, i, phase, x, apply) -> int:
+    """Contact i's validity checks (4.4, 4.5) on its wrench: VALID, CHANGED when its state
+    must change (changed when apply), or TO_BOUNDED when the phase must go to the bounded
+    solve: an impulse whose p_v leaves the area. (Reduced to the nearest edge or vertex as
+    in the acceleration phase, the area would drop its other points, and a body hitting the
+    ground at metres per second drives those on into it within the step; the bounded solve
+    keeps p_v inside the hull, which holds every vertex of the area.)"""
     par = d.params
     f = tab.wrench[i]
     fz = f[VZ]
@@ -686,7 +692,7 @@ def _check(d, tab, i, phase, x, apply) -> bool:
     if not fz > 0.0:  # (1) the bodies separate by themselves
         if apply:
             tab.released[i] = 1
-        return True
+        return CHANGED
     st, hs, hc = tab.point_start[i], tab.hull_start[i], tab.hull_count[i]
     if kind != POINT:  # (2) p_v of Eq. 26 inside the area's hull
         px = -f[WY] / fz
@@ -705,11 +711,13 @@ def _check(d, tab, i, phase, x, apply) -> bool:
             if not signed_distance_nb(px, py, poly) >= -1e-12:
                 h0, h1 = nearest_feature_nb(px, py, poly)
         if h0 >= 0:  # the nearest vertex -> point contact, edge -> line contact
+            if phase == IMPULSE_PHASE:
+                return TO_BOUNDED
             if apply:
                 _reduce_area(d, tab, i, h0, h1)
                 _refresh(d, tab, i)
                 _set_target(d, tab, i, phase)
-            return True
+            return CHANGED
     mu_s = d.statics.mu_s[tab.element[i]]
     if tab.sticking[i]:  # (3) friction, Eq. 31-33
         ft = math.hypot(f[VX], f[VY])
@@ -718,13 +726,13 @@ def _check(d, tab, i, phase, x, apply) -> bool:
                 tab.sticking[i] = 0
                 tab.slip[i, 0] = -f[VX] / ft  # Eq. 32
                 tab.slip[i, 1] = -f[VY] / ft
-            return True
+            return CHANGED
         if kind != POINT and tab.spin[i] == 0.0:
             if abs(f[WZ]) > mu_s * fz * _arm(tab, i):
                 if apply:
                     tab.spin[i] = 1.0 if f[WZ] > 0.0 else -1.0
-                return True
-        return False
+                return CHANGED
+        return VALID
     # slipping: a slip that would reverse within the step stops
     G = tab.G[i]
     vt0, vt1 = 0.0, 0.0
@@ -739,8 +747,8 @@ def _check(d, tab, i, phase, x, apply) -> bool:
             tab.sticking[i] = 1
             tab.keep_anchor[i] = 0
             _set_target(d, tab, i, phase)
-        return True
-    return False
+        return CHANGED
+    return VALID
 
 
 @njit(cache=True)
@@ -782,11 +790,15 @@ def _bounded(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
         s.mu[nb] = d.statics.mu_d[tab.element[i]]
         s.arm[nb] = _arm(tab, i)
         s.bound[nb] = 0.0
-        # sliding at the phase's start (faster than the separating threshold): friction
-        # against the sliding only
+        # sliding at the acceleration phase's start (faster than the separating threshold):
+        # friction against the sliding only. An impulse's friction may take the whole disc:
+        # it aims at no slip after the impulse (its tangential targets are 0), which it may
+        # reach (a body hitting the ground while sliding stops, or slides on with what the
+        # disc cannot take), and held on the ray a sliding impact can have no answer with
+        # f_z > 0 (Painlevé: its friction would drive it into the ground; the sweeps release it)
         vx, vy = tab.vel[i, VX], tab.vel[i, VY]
         speed = math.hypot(vx, vy)
-        sliding = speed > d.params.separating
+        sliding = phase == ACCELERATION_PHASE and speed > d.params.separating
         s.slip[nb, 0] = vx / speed if sliding else 0.0
         s.slip[nb, 1] = vy / speed if sliding else 0.0
         st, hs, hc = tab.point_start[i], tab.hull_start[i], tab.hull_count[i]
@@ -974,8 +986,8 @@ def _check_friction(d, n_fric, row0, x, apply) -> bool:
 def _solve_with_checks(d, tab, nc, n_hard, n_fric, phase, base, x, release_tolerance) -> tuple:
     """Solve one phase and apply the validity checks of 4.4-4.6 (the module docstring's
     step 4) and those of joint friction (the first n_fric joints of d.friction); a phase
-    that is rank deficient or still fails after the rounds is replaced by the bounded
-    solve. Returns (rounds, validated, bounded). Wrenches into tab.wrench, hard forces into
+    that is rank deficient or still fails after the rounds, or an impulse whose p_v leaves
+    an area, is replaced by the bounded solve. Returns (rounds, validated, bounded). Wrenches into tab.wrench, hard forces into
     hard.force (acceleration phase) or hard.impulse (0 for released rows), joint friction
     torques into friction.torque."""
     s = d.solve
@@ -994,9 +1006,14 @@ def _solve_with_checks(d, tab, nc, n_hard, n_fric, phase, base, x, release_toler
                 _full_wrench(d, tab, i, s.lam, tab.row_start[i])
         apply = rounds < par.max_rounds
         changed = False
+        to_bounded = False
         for i in range(nc):
             if not (tab.released[i] or tab.bounced[i]):
-                changed |= _check(d, tab, i, phase, x, apply)
+                check = _check(d, tab, i, phase, x, apply)
+                changed |= check != VALID
+                to_bounded |= check == TO_BOUNDED
+        if to_bounded:
+            break
         r = ncrow
         for j in range(n_hard):
             out[j] = 0.0

@@ -2,8 +2,9 @@
 
 Truths: where the checked solve of seed 000 is valid, the bounded solve finds the same
 forces (up to its regularisation); where it is not, every wrench the bounded solve returns
-passes the validity checks of seed 000 4.4-4.5; a collapsing humanoid never integrates a
-solve that failed its checks; and a robot lying on redundant contacts comes to rest.
+passes the validity checks of seed 000 4.4-4.5; a face turning onto the ground gets its
+corners' complementarity answer; a collapsing humanoid never integrates a solve that failed
+its checks; and a robot lying on redundant contacts comes to rest.
 """
 
 from pathlib import Path
@@ -106,6 +107,40 @@ def test_centre_of_pressure_is_kept_inside_the_sole():
     px, py = -ny / fz, nx / fz
     assert -half - 1e-9 <= px <= half + 1e-9 and -half - 1e-9 <= py <= half + 1e-9
     assert abs(px) == pytest.approx(half, rel=1e-6)  # on the edge it tips about
+
+
+@pytest.mark.parametrize("spin", [(30.0, 0.0), (20.0, -25.0), (0.0, 40.0), (3.0, 2.0)])
+def test_a_face_turning_fast_onto_the_ground_gets_the_impulse_of_its_corners(spin):
+    """A frictionless square face hitting the ground while turning (an impulse phase: rows are
+    velocities, targets 0). With p_v inside the face, the forces of its rows are those of
+    four corner forces >= 0, so the minimiser is the corners' complementarity problem: every
+    corner leaves at >= 0, and those that push leave at 0. Compared with non-negative least
+    squares over the four corner weights (scipy.optimize.nnls). (Row updates followed by a
+    projection of p_v onto the face stopped short of it here: the spinning face got no
+    impulse at all and its low corners went on into the ground.)"""
+    from scipy.optimize import nnls
+
+    half = 0.1
+    hull = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
+    M = np.diag([2.0, 2.0, 2.0, 0.02, 0.03, 0.04])  # (v, ω) of the body, origin at the face's centre
+    H = np.zeros((6, 6))
+    H[0, 2] = H[1, 3] = H[2, 4] = H[3, 0] = H[4, 1] = H[5, 5] = 1.0  # f_z, n_x, n_y, f_x, f_y, n_z
+    base = np.array([0.3, -0.2, -1.0, spin[0], spin[1], 5.0])  # falling at 1 m/s, turning
+    rows = _rows(H, np.zeros(6), [BLOCK_SURFACE], [6], mu=0.0, arm=0.03, hulls=[hull])
+    x, lam, _ = _solve(rows, M, base)
+    # the corners' normal velocities v_z + ω_x y - ω_y x before and after
+    corner = np.array([[1.0, y, -x] for x, y in hull])  # (4, 3): rows of (v_z, ω_x, ω_y)
+    before, after = corner @ base[2:5], corner @ x[2:5]
+    assert before.min() < -1.0  # some corner hits the ground faster than the face falls
+    # the exact answer: weights w >= 0 of the corners' unit forces (λ = cornerᵀ w) least in
+    # ½ ‖S cornerᵀ w‖² + wᵀ before (S² the (v_z, ω_x, ω_y) block of M^-1, diagonal here),
+    # which is ½ ‖S cornerᵀ w + S^-1 v‖² less a constant (v: those velocities before)
+    S = np.diag(np.sqrt(1.0 / np.diag(M)[2:5]))
+    w, _ = nnls(S @ corner.T, -np.linalg.solve(S, base[2:5]))
+    assert lam[:3] == pytest.approx(corner.T @ w, rel=1e-6, abs=1e-9)
+    assert np.all(after >= -1e-6)  # no corner goes on into the ground
+    assert np.all(np.abs(after[w > 1e-9]) < 1e-6)  # those that push come to rest
+    assert np.all(lam[3:] == 0.0)  # frictionless, no torsion
 
 
 def _valid(report, mu_s, tol=1e-6):

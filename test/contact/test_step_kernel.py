@@ -65,10 +65,10 @@ def reference_conditioning(monkeypatch) -> list:
             seen[0] = max(seen[0], float(np.linalg.cond(H @ Y)))
         return solve(M_factor, H, H_hat, rhs, base)
 
-    def checking(c, x, next_vt, ws, gains, apply):
+    def checking(c, x, next_vt, ws, gains, apply, impulse=False):
         if not c.sticking:
             seen[1] = min(seen[1], float(np.hypot(*next_vt(c, x))))
-        return check(c, x, next_vt, ws, gains, apply)
+        return check(c, x, next_vt, ws, gains, apply, impulse)
 
     monkeypatch.setattr(oracle.contact_solver, "solve_constrained", recording)
     monkeypatch.setattr(oracle.contact_solver, "_check", checking)

@@ -282,6 +282,7 @@ def solve_with_checks(
     hard_warm: np.ndarray | None = None,
     bounded_slop: float = 0.0,
     bounded_hard_rhs: np.ndarray | None = None,
+    impulse: bool = False,
 ) -> SolveReport:
     """Solve Eq. 20a/20b (or Eq. 18-19) and apply the validity checks of 4.4-4.6.
 
@@ -299,6 +300,8 @@ def solve_with_checks(
     contacts' position errors beyond bounded_slop [m] only (the contact tolerance), and
     bounded_hard_rhs (all hard rows) are the hard rows' desired values corrected the same
     way (step_kernel._bounded).
+    impulse: the impulse phase (an area whose p_v leaves its hull sends the phase to the
+    bounded solve; the bounded solve's friction takes the whole disc).
     """
     has_hard = len(hard_active) > 0
     hard_active = hard_active.copy() if has_hard else hard_active
@@ -318,8 +321,13 @@ def solve_with_checks(
             c.lam = c.full_wrench(sol.lam[r0 : r0 + n])
         apply = rounds < max_rounds
         changed = False
+        to_bounded = False
         for c, _, _ in layout:
-            changed |= _check(c, x, next_tangential_velocity, ws, gains, apply)
+            check = _check(c, x, next_tangential_velocity, ws, gains, apply, impulse)
+            changed |= check != VALID
+            to_bounded |= check == TO_BOUNDED
+        if to_bounded:
+            break
         if has_hard:
             hard_lam[:] = 0.0
             hard_lam[hidx] = sol.lam[nrow:]
@@ -349,7 +357,7 @@ def solve_with_checks(
                 def rhs_of(c, comps):
                     return bounded_hard_rhs[comps] if c is None else plain(c, comps)
 
-        x, hard_lam = _bounded(contacts, hard, M_factor, base, rhs_of, hard_warm)
+        x, hard_lam = _bounded(contacts, hard, M_factor, base, rhs_of, hard_warm, impulse)
         return SolveReport(x, hard_lam, rounds, False, rank_def, True)
     for c in contacts:
         if c.released:
@@ -360,10 +368,13 @@ def solve_with_checks(
 _BLOCK_OF_KIND = {ContactKind.POINT: BLOCK_POINT, ContactKind.LINE: BLOCK_LINE, ContactKind.SURFACE: BLOCK_SURFACE}
 
 
-def _bounded(contacts: list[ActiveContact], hard: HardRows, M_factor, base: np.ndarray, rhs_of, hard_warm=None):
+def _bounded(contacts: list[ActiveContact], hard: HardRows, M_factor, base: np.ndarray, rhs_of, hard_warm=None,
+             impulse: bool = False):
     """The bounded solve of every contact (sticking rows, released ones taken back) and every
     hard row; the contacts get their wrench and their state from it: released where f_z = 0,
-    slipping where |f_t| reached μ f_z (direction -f_t), spinning where |n_z| reached its bound."""
+    slipping where |f_t| reached μ f_z (direction -f_t), spinning where |n_z| reached its bound.
+    A contact sliding at the acceleration phase's start has its friction against the sliding
+    only; an impulse's friction takes the whole disc."""
     nv = len(base)
     H, rhs, start, kind, mu, arm, hull, hull_start, slip = [], [], [0], [], [], [], [], [0], []
     layout = []
@@ -381,7 +392,7 @@ def _bounded(contacts: list[ActiveContact], hard: HardRows, M_factor, base: np.n
         arm.append(c.torsion_arm())
         vt = c.vel[:2]
         speed = float(np.hypot(*vt))
-        slip.append(vt / speed if speed > SLIDING_SPEED else np.zeros(2))
+        slip.append(vt / speed if speed > SLIDING_SPEED and not impulse else np.zeros(2))
         hxy = c.area.hull_xy
         hull.append(hxy)
         hull_start.append(hull_start[-1] + len(hxy))
@@ -438,37 +449,43 @@ def _bounded(contacts: list[ActiveContact], hard: HardRows, M_factor, base: np.n
     return x, lam[nrow_contacts:].copy()
 
 
-def _check(c: ActiveContact, x: np.ndarray, next_vt, ws, gains: Gains, apply: bool) -> bool:
-    """One contact's validity checks (4.4, 4.5); True when its state must change."""
+VALID, CHANGED, TO_BOUNDED = 0, 1, 2  # _check's verdicts
+
+
+def _check(c: ActiveContact, x: np.ndarray, next_vt, ws, gains: Gains, apply: bool, impulse: bool = False) -> int:
+    """One contact's validity checks (4.4, 4.5): VALID, CHANGED when its state must change,
+    or TO_BOUNDED: an impulse whose p_v leaves the hull goes to the bounded solve."""
     f = c.lam
     fz = f[VZ]
     mat = c.material
     if fz <= 0.0:  # (1) the bodies separate by themselves
         if apply:
             c.released = True
-        return True
+        return CHANGED
     if c.area.kind != ContactKind.POINT:  # (2) p_v of Eq. 26 inside the hull
         pv = np.array([-f[WY] / fz, f[WX] / fz])
         inside, feature = nearest_on_hull(c.area, pv)
         if not inside:  # (the feature is a vertex -> point contact, an edge -> line contact)
+            if impulse:
+                return TO_BOUNDED
             if apply:
                 c.area = reduce_area(c.area, feature)
                 c.refresh(ws)
                 c.set_desired(gains)
-            return True
+            return CHANGED
     if c.sticking:  # (3) friction, Eq. 31-33
         ft = np.hypot(f[VX], f[VY])
         if ft > mat.mu_s * fz:
             if apply:
                 c.sticking = False
                 c.slip_dir[:] = -f[VX:VZ] / ft  # Eq. 32
-            return True
+            return CHANGED
         if c.area.kind != ContactKind.POINT and c.spin == 0.0:
             nzs = mat.mu_s * fz * c.torsion_arm()
             if abs(f[WZ]) > nzs:
                 if apply:
                     c.spin = float(np.sign(f[WZ]))
-                return True
+                return CHANGED
     else:
         vt = next_vt(c, x)
         if vt @ c.slip_dir < 0.0:  # the slip would reverse within the step: it stops
@@ -476,5 +493,5 @@ def _check(c: ActiveContact, x: np.ndarray, next_vt, ws, gains: Gains, apply: bo
                 c.sticking = True
                 c.memory = None if c.memory is None else ContactMemory(False, c.memory.R_anchor, c.memory.p_anchor, c.memory.slip_direction)
                 c.set_desired(gains)
-            return True
-    return False
+            return CHANGED
+    return VALID

@@ -102,7 +102,7 @@ class ReferenceSimulator(Simulator):
 
             rep = solve_with_checks(
                 contacts, hard, self._hard_active(hard, hv), M_factor, v, rhs_impulse,
-                lambda c, x: c.G[:2] @ x, ws, self.gains, cfg.max_rounds, thr.impact,
+                lambda c, x: c.G[:2] @ x, ws, self.gains, cfg.max_rounds, thr.impact, impulse=True,
             )  # fmt: skip
             v_plus = rep.x
             hard_impulse = rep.hard_lambda
