@@ -205,7 +205,8 @@ def _area_normal_rows(kind, s, hull, B, eps, r, w, lam, G, P, c) -> None:
     best[:] = 0.0
     best_f = 0.0
     trial = c[6:9]
-    # the unconstrained minimiser P^-1 c, if inside the cone
+    trial[:] = 0.0
+    # the unconstrained minimiser P^-1 c: the answer when it lies in the cone
     if nn == 2:
         det = P[0, 0] * P[1, 1] - P[0, 1] * P[1, 0]
         if det > 0.0:
@@ -215,9 +216,8 @@ def _area_normal_rows(kind, s, hull, B, eps, r, w, lam, G, P, c) -> None:
     else:
         _solve3(P, c, trial)
     if _in_area_cone(kind, trial, hull):
-        f = _half_quadratic(P, c, trial, nn)
-        if f < best_f:
-            best_f = f
+        h = 0  # no face to try
+        if _half_quadratic(P, c, trial, nn) < best_f:
             for a in range(3):
                 best[a] = trial[a]
     # each edge's face (a surface's; a line has one, the unconstrained one above) and each generator
