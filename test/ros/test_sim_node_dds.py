@@ -161,8 +161,13 @@ def test_topics_tf_clock_and_rates(ros):
     for key in ("real_time_factor", "late_ticks", "solver_rounds", "active_limits", "limit_torques",
                 "zmp_margin_m", "rejected_commands"):
         assert key in values
-    # standing on two feet: seed 000's checked solve, no Gauss-Seidel sweeps
-    assert (values["solver"], values["solver_sweeps"]) == ("checked", "0")
+    # the solve integrated and its Gauss-Seidel sweeps, on every report: seed 000's checked solve
+    # has none, the bounded one 1 to its cap. (In fast mode with no controller the robot
+    # collapses within the run, and the listener may join late: a report may come from the fall.)
+    for msg in m["diagnostics"]:
+        report = diagnostic_values(msg)
+        sweeps = int(report["solver_sweeps"])
+        assert (report["solver"] == "checked" and sweeps == 0) or (report["solver"] == "bounded" and 1 <= sweeps <= 200)
 
 
 def test_pause_step_reset(ros):
