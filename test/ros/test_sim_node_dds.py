@@ -28,6 +28,7 @@ from tf2_msgs.msg import TFMessage  # noqa: E402
 
 from ros_node_process import LATCHED, REPO, Listener, start_node, stop_node, wait_exit  # noqa: E402
 
+from humanoid_sim.contact.bounded_solve import BOUNDED_SWEEPS  # noqa: E402
 from humanoid_sim.model import load_urdf  # noqa: E402
 from humanoid_sim.ros.conversions import diagnostic_values, nanoseconds_from_stamp  # noqa: E402
 from humanoid_sim.ros.link_tree import urdf_link_joint_names  # noqa: E402
@@ -167,7 +168,7 @@ def test_topics_tf_clock_and_rates(ros):
     for msg in m["diagnostics"]:
         report = diagnostic_values(msg)
         sweeps = int(report["solver_sweeps"])
-        assert (report["solver"] == "checked" and sweeps == 0) or (report["solver"] == "bounded" and 1 <= sweeps <= 200)
+        assert (report["solver"] == "checked" and sweeps == 0) or (report["solver"] == "bounded" and 1 <= sweeps <= BOUNDED_SWEEPS)
 
 
 def test_pause_step_reset(ros):
