@@ -7,13 +7,19 @@ still fail. Seed 002 relaxes the same constraints into a regularised, bounded qu
 programme (Eq. 9, 11). This module solves that relaxation over the virtual-link rows of
 seed 000: with r = rhs - H base,
 
-    min_λ  ½ λᵀ (B + ε I) λ - λᵀ r      subject to  λ ∈ K,
+    min_λ  ½ λᵀ B λ - λᵀ r + ½ ε |λ - λ0|²      subject to  λ ∈ K,
 
 and x = base + A^-1 Hᵀ λ. Without bounds and with ε = 0 its minimiser solves B λ = r, the
 equality of Eq. 21, which is also the minimiser of Eq. 9's residual ‖B λ - r‖² (B symmetric
 positive definite): the two differ only where the bounds act. This form is used because
 projected Gauss-Seidel on it converges with the condition number of B, not of its square.
-ε = ``reg`` × the mean diagonal of B is seed 002's λ: it makes every B well-posed.
+ε = ``reg`` × the mean diagonal of B is seed 002's λ: it makes every B well-posed. Its centre
+λ0 is the first iterate, the caller's warm start (the previous step's forces of the same
+rows; zeros for impulses and new rows): a proximal term. Centred on 0, as in seed 002, it
+leaves every row short by ε λ, which a steady load makes permanent: a forearm pressed against
+the torso crept into it at ε λ / kd, and a robot lying still never stopped creeping. Centred
+on the last forces, the bias vanishes as the forces settle: the same rows at rest repeat the
+same forces, exactly.
 
 K is the product of one cone per block, the validity checks of seed 000 4.4-4.5 made
 into bounds, so that every iterate passes them:
@@ -336,9 +342,10 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam) -> int:
 
     rows: BoundedRows; L: lower Cholesky factor of the joint-space inertia A (nv, nv);
     base: the unconstrained solution (nv,) (A^-1 (τ - b), or the pre-impact velocity).
-    lam (k,): on entry the first iterate (zeros, or the previous step's forces of the same
-    rows: a warm start; the problem is strictly convex, so the start changes only how many
-    sweeps reach the minimiser, not the minimiser); on return λ (row forces, or impulses).
+    lam (k,): on entry the first iterate and the centre λ0 of the regularisation (zeros, or
+    the previous step's forces of the same rows: a warm start; the problem is strictly convex,
+    and the start moves its minimiser by O(ε) only, towards itself); on return λ (row forces,
+    or impulses).
     Writes x (nv,). Returns the sweeps done.
     """
     H = rows.H
@@ -371,6 +378,12 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam) -> int:
             B[a, b] = s
         mean_diag += B[a, a]
     eps = reg * mean_diag / k
+    # the regularisation pulls towards the first iterate (the warm start: the previous step's
+    # forces of the same rows), not towards no force: ½ ε |λ - λ0|² (a proximal term). Pulled
+    # towards 0, a force λ held over many steps leaves every row short by ε λ, and a body
+    # resting against another under a steady load crept into it at ε λ / kd
+    for a in range(k):
+        r[a] += eps * lam[a]
     w = np.empty(k)  # (B + ε I) λ: the rows' accelerations (velocities, for impulses) from λ
     r_max = regularised_product_nb(B, eps, lam, r, w, k)
     w_old = np.empty(k)
@@ -429,7 +442,7 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam) -> int:
         if change <= tol * (1.0 + largest) or moved <= tol * (1.0 + r_max):
             break
     # The best multiple of the final iterate: α λ stays in K for 0 <= α <= 1 (every block is
-    # a cone, or a box about 0), and f(α λ) = ½ α² λᵀ(B + ε I)λ - α λᵀ r is least at
+    # a cone, or a box about 0), and f(α λ) = ½ α² λᵀ(B + ε I)λ - α λᵀ r (r with ε λ0) is least at
     # α = λᵀ r / λᵀ(B + ε I)λ. At the minimiser α = 1; for an iterate the sweeps left short of
     # it (their cap, or a block projection that is not the Euclidean one), α < 1 returns forces
     # that never do worse than no force at all (f <= 0). An impulse changes the kinetic energy

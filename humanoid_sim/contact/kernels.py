@@ -689,6 +689,27 @@ def desired_acceleration_nb(kind, xy, gap, R, origin, R_body, p_body, use_anchor
         out[a] = -kp * err[a] - kd * vel[a]
 
 
+@njit(cache=True)
+def speculative_target_nb(xy, gap, vel, tolerance, dt, out) -> None:
+    """A speculative contact's normal target (every point of its area farther than
+    ``tolerance`` [m]) into out[2], in place of Eq. 20b's: the acceleration [m/s^2] at which
+    its nearest point, gap g above the surface and moving along the normal at v_n (the
+    origin's velocity vel (6,) in virtual-link axes carried to the point), arrives no deeper
+    than the surface at the step's end: g + v_n dt + a dt^2 / 2 >= 0. A point arriving within
+    the step (or driven there by the step's accelerations: a light limb under full-effort
+    torques accelerates at thousands of m/s^2) is held there; one that would not arrive gets no
+    force (its row is released). Nothing changes for a contact within the tolerance."""
+    near = 0
+    for t in range(1, gap.shape[0]):
+        if gap[t] < gap[near]:
+            near = t
+    g = gap[near]
+    if g <= tolerance:
+        return
+    vn = vel[2] + vel[3] * xy[near, 1] - vel[4] * xy[near, 0]
+    out[2] = -2.0 * (g + vn * dt) / (dt * dt)
+
+
 @njit(cache=True, inline="always")
 def shrink(e: float, slop: float) -> float:
     """e moved towards 0 by slop >= 0 (0 inside [-slop, slop]): an error corrected only beyond its slop, continuously (no step in the correction where

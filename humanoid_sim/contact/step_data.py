@@ -235,8 +235,9 @@ class HardRowTable(NamedTuple):
     """Hard one-sided rows of the constraint providers (K rows): jacobian (K, nv), drift,
     violation, desired (acceleration), restitution (K,) (see contact/constraint_rows.py);
     active (K,) scratch; target (K,) the phase's desired values; force (K,): the
-    acceleration phase's forces; impulse (K,): the impulse phase's impulses; warm (K,): the
-    same row's force in the previous step (0 for a new row), the bounded solve's warm start."""
+    acceleration phase's forces; impulse (K,): the impulse phase's impulses (the sum over its
+    passes); earlier (K,): scratch, the impulses of the earlier passes; warm (K,): the same
+    row's force in the previous step (0 for a new row), the bounded solve's warm start."""
 
     jacobian: np.ndarray
     drift: np.ndarray
@@ -247,6 +248,7 @@ class HardRowTable(NamedTuple):
     target: np.ndarray
     force: np.ndarray
     impulse: np.ndarray
+    earlier: np.ndarray
     warm: np.ndarray
 
 
@@ -309,14 +311,15 @@ if StepCounts._fields != COUNTS_DTYPE.names:  # one list of names, written twice
 
 class StepOutput(NamedTuple):
     """q_next (nq,), v_next (nv,): the state after the step; a (nv,): the solve's
-    acceleration (first stage); v_plus (nv,): velocity after any impulse; a0 (nv,), tau_c
-    (nv,): scratch; zmp (10,): point (3,), margin, force (3,), moment (3,); zmp_points
+    acceleration (first stage); v_plus (nv,): velocity after any impulse; v_pass (nv,): the
+    velocity at the start of an impulse pass; a0 (nv,), tau_c (nv,): scratch; zmp (10,): point (3,), margin, force (3,), moment (3,); zmp_points
     (P, 2), zmp_hull (P,); counts (1,) COUNTS_DTYPE."""
 
     q_next: np.ndarray
     v_next: np.ndarray
     a: np.ndarray
     v_plus: np.ndarray
+    v_pass: np.ndarray
     a0: np.ndarray
     tau_c: np.ndarray
     zmp: np.ndarray
@@ -402,12 +405,12 @@ def allocate_memory(cap: int) -> MemoryTable:
 
 def allocate_hard_rows(K: int, nv: int) -> HardRowTable:
     z = lambda: np.zeros(K)  # noqa: E731
-    return HardRowTable(np.zeros((K, nv)), z(), z(), z(), z(), np.zeros(K, np.int64), z(), z(), z(), z())
+    return HardRowTable(np.zeros((K, nv)), z(), z(), z(), z(), np.zeros(K, np.int64), z(), z(), z(), z(), z())
 
 
 def allocate_output(nq: int, nv: int, P: int) -> StepOutput:
     return StepOutput(
-        np.zeros(nq), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(10),
+        np.zeros(nq), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(10),
         np.zeros((P, 2)), np.zeros(P, np.int64), np.zeros(1, COUNTS_DTYPE),
     )  # fmt: skip
 

@@ -7,12 +7,16 @@ bundles of contact/step_data.py (the dynamics workspace is already at (q, v)):
     with the bodies' speeds (speculative contacts); points moving away faster than
     ``separating`` dropped; each (body, element, surface) group classified point / line /
     surface with its virtual-link frame (4.2, Table 1) and its G, J̇v and velocity;
- 3. when a contact or a hard row approaches faster than ``impact``: the impulses of
+ 3. when a contact or a hard row approaches faster than ``impact`` (a speculative one:
+    faster than arriving at the surface or limit within the step): the impulses of
     Eq. 18-19 with restitution Eq. 15 (speculative points: arrive at the surface), checked
-    as in 4.6; the velocity jumps to v+; the contacts are built again at v+, and those that
-    took an impulse and left are reported with it;
- 4. the solve of Eq. 20a/20b with the validity checks of 4.4-4.5 (at most ``max_rounds``
-    solves per phase): release (f_z <= 0), reduction of the area to the edge or vertex
+    as in 4.6; the velocity jumps to v+; the contacts are built again at v+, those that
+    took an impulse and left are reported with it, and while something approaches again
+    (an impulse turned it down) another pass, at most IMPULSE_PASSES;
+ 4. the solve of Eq. 20a/20b (a speculative contact takes part only if it took an impulse,
+    its nearest point arriving no deeper than the surface at the step's end) with the
+    validity checks of 4.4-4.5 (at most ``max_rounds`` solves per phase): release (f_z <= 0;
+    a contact held sticking while it slides slips first), reduction of the area to the edge or vertex
     nearest p_v, slipping (Eq. 31-36, Ĥ_C of Eq. 36), spinning (Eq. 30, 33), a slip that
     would reverse sticks; hard provider rows released when their force turns negative.
     A phase whose checked solve is rank deficient or still fails after the rounds, or an
@@ -62,6 +66,7 @@ from humanoid_sim.contact.kernels import (
     schur_solve_nb,
     shrink,
     signed_distance_nb,
+    speculative_target_nb,
     zmp_nb,
 )
 from humanoid_sim.contact.methods import CAPACITY, NONFINITE, OK, PENALTY_VOLUME, RELAXED_QP, SINGULAR, VIRTUAL_LINK
@@ -78,6 +83,10 @@ VX, VY, VZ, WX, WY, WZ = 0, 1, 2, 3, 4, 5
 VALID, CHANGED, TO_BOUNDED = 0, 1, 2  # _check's verdicts
 POINT, LINE, SURFACE = 1, 2, 3
 IMPULSE_PHASE, ACCELERATION_PHASE = 0, 1
+IMPULSE_PASSES = 3  # impulse passes per step at most (step 3: a pass's impulse can turn points down)
+# [m/s^2] a sliding contact released by the bounded solve while its normal acceleration stays
+# below its target by more than this has no answer with its friction on the slip ray (_bounded)
+RAY_RELEASE_MARGIN = 1.0
 TORSION_ARM = 1.0  # d = TORSION_ARM x the mean distance over the area (Eq. 30, 33)
 # Slipping rows make B = H A^-1 Ĥᵀ unsymmetric (LU instead of Cholesky): its rows count as
 # dependent when the smallest LU pivot is at most this fraction of the largest (the
@@ -383,8 +392,9 @@ def _set_target(d, tab, i, phase, slop=0.0) -> None:
     impulses: v_z bounces back by -e v_z above the bounce threshold (Eq. 15), a speculative
     contact not bouncing arrives at the surface (-gap / dt), every other component stops;
     accelerations: θ̈_C of Eq. 20b (penetration, tilt and anchored drift corrected
-    critically damped, each only beyond ``slop`` [m]: kernels.desired_acceleration_nb) less
-    the drift J̇v."""
+    critically damped, each only beyond ``slop`` [m]: kernels.desired_acceleration_nb), a
+    speculative contact's normal row arriving at the surface by the step's end
+    (kernels.speculative_target_nb), less the drift J̇v."""
     par = d.params
     out = tab.target[i]
     if phase == IMPULSE_PHASE:
@@ -422,6 +432,7 @@ def _set_target(d, tab, i, phase, slop=0.0) -> None:
         desired_acceleration_nb(tab.kind[i], tab.xy[st : st + cnt], tab.gap[st : st + cnt], tab.R[i], tab.origin[i],
                                 dyn.R[body], dyn.p[body], False, dyn.R[body], dyn.p[body], tab.vel[i], par.kp,
                                 par.kd, out, slop)  # fmt: skip
+    speculative_target_nb(tab.xy[st : st + cnt], tab.gap[st : st + cnt], tab.vel[i], par.tolerance, par.dt, out)
     for c in range(6):
         out[c] -= tab.drift[i, c]
 
@@ -690,6 +701,18 @@ def _check(d, tab, i, phase, x, apply) -> int:
     fz = f[VZ]
     kind = tab.kind[i]
     if not fz > 0.0:  # (1) the bodies separate by themselves
+        # unless it was held sticking while it slides: asked to stop the slide within a few
+        # steps (Eq. 20b), far beyond μ f_z, its friction pulls it down before the friction
+        # check (3) is reached (a bar falling with one end sliding on the ground was released
+        # every step, and sank); it slips first (Eq. 31-36), along its sliding
+        speed = math.hypot(tab.vel[i, VX], tab.vel[i, VY])
+        if phase == ACCELERATION_PHASE and tab.sticking[i] and speed > par.separating:
+            if apply:
+                tab.sticking[i] = 0
+                tab.slip[i, 0] = tab.vel[i, VX] / speed
+                tab.slip[i, 1] = tab.vel[i, VY] / speed
+                _set_target(d, tab, i, phase)
+            return CHANGED
         if apply:
             tab.released[i] = 1
         return CHANGED
@@ -760,7 +783,9 @@ def _bounded(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
     (acceleration phase) or hard.impulse; joint friction rows (held joints: |λ| <= F) into
     friction.torque. In the acceleration phase the contacts' and hard rows' position errors
     are corrected beyond the contact band only (its slop, read in the row's unit for a hard
-    row: kernels.desired_acceleration_nb): redundant rows cannot all reach 0 at once."""
+    row: kernels.desired_acceleration_nb): redundant rows cannot all reach 0 at once. A
+    contact sliding at the acceleration phase's start has its friction on the ray against the
+    slip, unless that leaves it released and approaching (then the whole disc)."""
     s = d.solve
     hard = d.hard
     nv = base.shape[0]
@@ -851,6 +876,28 @@ def _bounded(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
     par = d.params
     sweeps = bounded_solve_nb(rows, s.L, base, par.bounded_regularisation, par.bounded_sweeps,
                               par.bounded_tolerance, x, s.lam[:row])  # fmt: skip
+    # a sliding contact held on its ray that comes out released while it goes on approaching
+    # has no answer there (Painlevé: its friction against the slip, a light limb on a long
+    # lever, would drive it into the ground); its friction takes the whole disc, and the
+    # solve runs once more from where it stopped (with the disc the problem is a convex QP)
+    again = False
+    b = 0
+    for i in range(nc):
+        if tab.bounced[i]:
+            continue
+        r0 = s.block_start[b]
+        if (s.slip[b, 0] != 0.0 or s.slip[b, 1] != 0.0) and s.lam[r0] <= 0.0:
+            acc = 0.0
+            for col in range(nv):
+                acc += s.H[r0, col] * x[col]
+            if acc < s.rhs[r0] - RAY_RELEASE_MARGIN:
+                s.slip[b, 0] = 0.0
+                s.slip[b, 1] = 0.0
+                again = True
+        b += 1
+    if again:
+        sweeps = max(sweeps, bounded_solve_nb(rows, s.L, base, par.bounded_regularisation, par.bounded_sweeps,
+                                              par.bounded_tolerance, x, s.lam[:row]))  # fmt: skip
     counts = d.out.counts[0]
     counts.sweeps = max(counts.sweeps, sweeps)
     for i in range(nc):
@@ -1062,8 +1109,10 @@ def _hard_targets(d, n_hard, v, phase) -> bool:
         hv = 0.0
         for col in range(nv):
             hv += hard.jacobian[j, col] * v[col]
-        approaching |= hv < -par.impact
         viol = hard.violation[j]
+        # faster than the impact threshold, or, short of its limit (speculative), faster than
+        # arriving at it within the step by more than that
+        approaching |= hv < viol / par.dt - par.impact if viol < -par.tolerance else hv < -par.impact
         active = hv < par.separating + par.correction_rate * max(0.0, viol)
         if phase == IMPULSE_PHASE:
             t = -hard.restitution[j] * hv if hv < -par.bounce else 0.0
@@ -1248,76 +1297,130 @@ def _virtual_link_nb(d, tab, nc, k, v, tau, n_hard, with_contacts) -> tuple:
     hard = d.hard
     counts = out.counts[0]
     nv = v.shape[0]
-    # 3. impulses (Eq. 18-19) when a contact or a hard row approaches
-    approaching = False
+    # 3. impulses (Eq. 18-19) when a contact or a hard row approaches faster than it may, in
+    # passes: an impulse turns the bodies, and a point that was moving away, or was above the
+    # band's speculative reach, can be turned down into the ground by it. The contacts are
+    # built again at v+ (speculative points included) and a second pass stops what the first
+    # one turned down, up to IMPULSE_PASSES passes; the impulses of a contact (by key) and of
+    # a hard row add up over the passes.
+    approaching = _hard_targets(d, n_hard, v, IMPULSE_PHASE)
     for i in range(nc):
-        if tab.vel[i, VZ] < -par.impact:
-            approaching = True
-    approaching |= _hard_targets(d, n_hard, v, IMPULSE_PHASE)
+        approaching |= _approaching(d, tab, i)
     for j in range(n_hard):
         hard.impulse[j] = 0.0
     v_plus = out.v_plus
     for i in range(nv):
         v_plus[i] = v[i]
+    t_index = 0
     if approaching:
         counts.impulse = 1
-        for i in range(nc):
-            _set_target(d, tab, i, IMPULSE_PHASE)
-        _, _, bounded = _solve_with_checks(d, tab, nc, n_hard, 0, IMPULSE_PHASE, v, v_plus, par.impact)
-        if bounded:
-            counts.bounded = 1
-            counts.validated = 0
-        for i in range(nc):
-            if not tab.released[i]:
-                tab.impulse_taken[i] = 1
-                for c in range(6):
-                    tab.impulse[i, c] = tab.wrench[i, c]
-        # the dynamics at v+, the contacts again
-        velocities_nb(d.tree.parent, d.tree.ndof, d.tree.v_index, dyn.S, v_plus, dyn.V, dyn.A)
-        rnea_nb(d.tree.parent, d.tree.ndof, d.tree.v_index, dyn.S, dyn.Iw, dyn.V, dyn.A, dyn.zero_nv, dyn.a_gravity,
-                dyn.b, dyn.acc, dyn.f)  # fmt: skip
-        if not with_contacts:
-            return _virtual_link_acceleration(d, tab, 0, v_plus, tau, n_hard, 0)
-        after = d.tables[1]
-        n_after = _build_contacts(d, after, k, 0.0, par.separating)
-        if n_after < 0:
-            return CAPACITY, 0, 0
-        P = after.xy.shape[0]
-        C = after.body.shape[0]
-        free_point = 0
-        if n_after > 0:
-            free_point = after.point_start[n_after - 1] + after.point_count[n_after - 1]
-        n_total = n_after
-        for i in range(nc):  # match the impulses by key; those that left are kept, released
-            if not tab.impulse_taken[i]:
-                continue
-            found = False
-            for j in range(n_after):
-                if after.body[j] == tab.body[i] and after.element[j] == tab.element[i] and after.face[j] == tab.face[i]:
-                    after.impulse_taken[j] = 1
+        v_pass = out.v_pass
+        for p in range(IMPULSE_PASSES):
+            for i in range(nv):
+                v_pass[i] = v_plus[i]
+            for j in range(n_hard):
+                hard.earlier[j] = hard.impulse[j]
+            for i in range(nc):
+                if not tab.bounced[i]:
+                    _set_target(d, tab, i, IMPULSE_PHASE)
+            _, _, bounded = _solve_with_checks(d, tab, nc, n_hard, 0, IMPULSE_PHASE, v_pass, v_plus, par.impact)
+            if bounded:
+                counts.bounded = 1
+                counts.validated = 0
+            for j in range(n_hard):
+                hard.impulse[j] += hard.earlier[j]
+            for i in range(nc):
+                if not (tab.released[i] or tab.bounced[i]):
+                    tab.impulse_taken[i] = 1
                     for c in range(6):
-                        after.impulse[j, c] = tab.impulse[i, c]
-                    found = True
-                    break
-            if not found:  # bounced off: reported with its impulse only
-                if n_total >= C or free_point + tab.point_count[i] > P:
-                    return CAPACITY, 0, 0
-                free_point = _copy_contact(tab, i, after, n_total, free_point)
-                after.released[n_total] = 1
-                after.bounced[n_total] = 1
-                n_total += 1
-        tab = after
-        nc = n_total
-        t_index = 1
-    elif with_contacts and counts.speculative > 0:  # speculative points take part in impulses only
-        tab = d.tables[1]
-        nc = _build_contacts(d, tab, k, 0.0, par.separating)
-        if nc < 0:
-            return CAPACITY, 0, 0
-        t_index = 1
-    else:
-        t_index = 0
+                        tab.impulse[i, c] += tab.wrench[i, c]
+            # the dynamics at v+, the contacts again
+            velocities_nb(d.tree.parent, d.tree.ndof, d.tree.v_index, dyn.S, v_plus, dyn.V, dyn.A)
+            rnea_nb(d.tree.parent, d.tree.ndof, d.tree.v_index, dyn.S, dyn.Iw, dyn.V, dyn.A, dyn.zero_nv,
+                    dyn.a_gravity, dyn.b, dyn.acc, dyn.f)  # fmt: skip
+            last = p == IMPULSE_PASSES - 1
+            approaching = False if last else _hard_targets(d, n_hard, v_plus, IMPULSE_PHASE)
+            if not with_contacts:
+                if approaching:
+                    continue
+                return _virtual_link_acceleration(d, tab, 0, v_plus, tau, n_hard, 0)
+            after = d.tables[1 - t_index]
+            nc_after = _carry_impulses(d, tab, nc, after, k)
+            if nc_after < 0:
+                return CAPACITY, 0, 0
+            for i in range(nc_after):
+                approaching |= not last and not after.bounced[i] and _approaching(d, after, i)
+            tab = after
+            nc = nc_after
+            t_index = 1 - t_index
+            if not approaching:
+                break
+    _set_aside_speculative(d, tab, nc)
     return _virtual_link_acceleration(d, tab, nc, v_plus, tau, n_hard, t_index)
+
+
+@njit(cache=True)
+def _set_aside_speculative(d, tab, nc) -> None:
+    """Speculative contacts (every point above the tolerance) that took no impulse take no
+    part in the acceleration phase: set aside as the bounced ones are (not solved; without an
+    impulse, not reported). One that took an impulse is arriving within the step and keeps
+    its place, with the arrival target of kernels.speculative_target_nb. (Kept, a contact not
+    yet touching would press to buy friction in the bounded solve: a robot lying still
+    carried 20 % more than its weight.)"""
+    tol = d.params.tolerance
+    for i in range(nc):
+        if not tab.impulse_taken[i] and not tab.bounced[i] and tab.min_gap[i] > tol:
+            tab.released[i] = 1
+            tab.bounced[i] = 1
+
+
+@njit(cache=True)
+def _approaching(d, tab, i) -> bool:
+    """Whether contact i approaches faster than it may (the impulse phase is needed): faster
+    than ``impact`` within the tolerance, or, speculative (its nearest point a gap g above
+    it), faster than arriving at the surface within the step (g / dt) by more than
+    ``impact``."""
+    par = d.params
+    g = tab.min_gap[i]
+    allowed = g / par.dt if g > par.tolerance else 0.0
+    return tab.vel[i, VZ] < -allowed - par.impact
+
+
+@njit(cache=True)
+def _carry_impulses(d, src, n_src, dst, k) -> int:
+    """The contacts of the k detected points built again into dst at the workspace's
+    velocities (after an impulse pass, speculative points included), with the
+    impulses the n_src contacts of src took carried over by key; a contact that took one and
+    is not built again (it bounced off) is kept, released, and reported with its impulse
+    only. Returns the number of contacts in dst, or -1 when a table is too small."""
+    n_dst = _build_contacts(d, dst, k, d.params.dt, d.params.separating)
+    if n_dst < 0:
+        return -1
+    P = dst.xy.shape[0]
+    C = dst.body.shape[0]
+    free_point = 0
+    if n_dst > 0:
+        free_point = dst.point_start[n_dst - 1] + dst.point_count[n_dst - 1]
+    n_total = n_dst
+    for i in range(n_src):
+        if not src.impulse_taken[i]:
+            continue
+        found = False
+        for j in range(n_dst):
+            if dst.body[j] == src.body[i] and dst.element[j] == src.element[i] and dst.face[j] == src.face[i]:
+                dst.impulse_taken[j] = 1
+                for c in range(6):
+                    dst.impulse[j, c] = src.impulse[i, c]
+                found = True
+                break
+        if not found:
+            if n_total >= C or free_point + src.point_count[i] > P:
+                return -1
+            free_point = _copy_contact(src, i, dst, n_total, free_point)
+            dst.released[n_total] = 1
+            dst.bounced[n_total] = 1
+            n_total += 1
+    return n_total
 
 
 @njit(cache=True)

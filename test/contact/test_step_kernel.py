@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 import oracle.contact_solver
+import oracle.reference_simulator
 
 from contact_scenes import box_model, box_q, ground_sim
 from humanoid_sim.contact.constraint_rows import OneSidedRows
@@ -203,6 +204,32 @@ def test_rolling_cylinder_matches_the_reference() -> None:
     stats = new_stats()
     for _ in range(300):
         compare_step(sim, ref, None, stats)
+
+
+def test_a_box_striking_with_one_edge_while_the_other_rises_matches_the_reference(monkeypatch) -> None:
+    """The low edge strikes at 6 m/s while the other, 0.5 mm up, rises at 1 m/s: the first
+    impulse turns the high edge down, and a second pass stops it (step 3's passes)."""
+    passes: list[int] = []
+    solve = oracle.reference_simulator.solve_with_checks
+
+    def counting(*args, **kwargs):
+        if kwargs.get("impulse"):
+            passes[-1] += 1
+        return solve(*args, **kwargs)
+
+    monkeypatch.setattr(oracle.reference_simulator, "solve_with_checks", counting)
+    env = Environment(ground=GroundPlane(0.0, Material(0.6, 0.5, 0.2)))
+    sim, ref = pair(box_model(), SimulatorConfig(environment=env))
+    length, height = 0.2, 0.05
+    tilt = -np.arcsin(5e-4 / length)
+    z = -0.5 * length * np.sin(tilt) + 0.5 * height * np.cos(tilt)
+    R = np.array([[np.cos(tilt), 0.0, np.sin(tilt)], [0.0, 1.0, 0.0], [-np.sin(tilt), 0.0, np.cos(tilt)]])
+    sim.set_state(box_q([0.0, 0.0, z], R), np.array([0.0, 0.0, -2.5, 0.0, -7.0 / length, 0.0]))
+    stats = new_stats()
+    for _ in range(300):
+        passes.append(0)
+        compare_step(sim, ref, None, stats)
+    assert max(passes) >= 2 and stats["impulse"] >= 2
 
 
 class UpperStop:

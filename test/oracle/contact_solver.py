@@ -50,6 +50,7 @@ from humanoid_sim.contact.bounded_solve import (
 from humanoid_sim.contact.constrained_solve import solve_constrained
 from humanoid_sim.contact.environment import Material
 from humanoid_sim.contact.gains import Gains, Thresholds
+from humanoid_sim.contact.step_kernel import RAY_RELEASE_MARGIN
 from humanoid_sim.contact.virtual_link import ContactArea, ContactKind, nearest_on_hull, reduce_area
 
 VX, VY, VZ, WX, WY, WZ = range(6)
@@ -100,11 +101,13 @@ class ActiveContact:
     __slots__ = (
         "area", "material", "body", "R_body", "p_body", "G", "drift", "vel", "desired",
         "sticking", "slip_dir", "spin", "released", "lam", "impulse", "memory", "nv", "_J", "_arm", "_arm_area",
-        "rolling",
+        "rolling", "tolerance", "dt",
     )  # fmt: skip
 
-    def __init__(self, area: ContactArea, material: Material, ws, memory: ContactMemory | None) -> None:
+    def __init__(self, area: ContactArea, material: Material, ws, memory: ContactMemory | None,
+                 tolerance: float = 0.0, dt: float = 0.0) -> None:
         self.area = area
+        self.tolerance, self.dt = tolerance, dt  # a speculative contact's arrival (set_desired)
         self.material = material
         self.body = area.patch.body
         self.R_body = ws.R[self.body].copy()
@@ -149,7 +152,8 @@ class ActiveContact:
 
     def set_desired(self, gains: Gains, slop: float = 0.0) -> None:
         """Desired virtual-link accelerations of Eq. 20b (penetration and stick drift), each
-        error corrected beyond ``slop`` [m] only (kernels.desired_acceleration_nb)."""
+        error corrected beyond ``slop`` [m] only (kernels.desired_acceleration_nb); a
+        speculative contact's normal row arrives at the surface (kernels.speculative_target_nb)."""
         m = self.memory
         anchored = m is not None and m.sticking and self.sticking and not self.rolling
         area = self.area
@@ -158,6 +162,8 @@ class ActiveContact:
             anchored, m.R_anchor if anchored else self.R_body, m.p_anchor if anchored else self.p_body,
             self.vel, gains.kp, gains.kd, self.desired, slop,
         )  # fmt: skip
+        if self.dt > 0.0:
+            kernels.speculative_target_nb(area.xy, area.gap, self.vel, self.tolerance, self.dt, self.desired)
 
     # -- rows ---------------------------------------------------------------
     def components(self) -> tuple[int, ...]:
@@ -374,7 +380,8 @@ def _bounded(contacts: list[ActiveContact], hard: HardRows, M_factor, base: np.n
     hard row; the contacts get their wrench and their state from it: released where f_z = 0,
     slipping where |f_t| reached μ f_z (direction -f_t), spinning where |n_z| reached its bound.
     A contact sliding at the acceleration phase's start has its friction against the sliding
-    only; an impulse's friction takes the whole disc."""
+    only, unless that leaves it released and approaching (then the disc); an impulse's friction
+    takes the whole disc."""
     nv = len(base)
     H, rhs, start, kind, mu, arm, hull, hull_start, slip = [], [], [0], [], [], [], [], [0], []
     layout = []
@@ -429,8 +436,16 @@ def _bounded(contacts: list[ActiveContact], hard: HardRows, M_factor, base: np.n
             if c.memory is not None:
                 lam[r0 : r0 + len(comps)] = c.memory.warm_wrench(c.area.R_world_vl, c.area.origin)[list(comps)]
         lam[nrow_contacts:] = hard_warm
-    bounded_solve_nb(rows, M_factor, np.ascontiguousarray(base, dtype=float), BOUNDED_REGULARISATION,
-                     BOUNDED_SWEEPS, BOUNDED_TOLERANCE, x, lam)  # fmt: skip
+    base = np.ascontiguousarray(base, dtype=float)
+    bounded_solve_nb(rows, M_factor, base, BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE, x, lam)
+    # released on its slip ray while approaching (Painlevé): the whole disc, solved once more
+    again = False
+    for b, (c, r0, comps) in enumerate(layout):
+        if np.any(rows.slip[b] != 0.0) and lam[r0] <= 0.0 and rows.H[r0] @ x < rows.rhs[r0] - RAY_RELEASE_MARGIN:
+            rows.slip[b] = 0.0
+            again = True
+    if again:
+        bounded_solve_nb(rows, M_factor, base, BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE, x, lam)
     for c, r0, comps in layout:
         f = np.zeros(6)
         f[list(comps)] = lam[r0 : r0 + len(comps)]
@@ -458,7 +473,14 @@ def _check(c: ActiveContact, x: np.ndarray, next_vt, ws, gains: Gains, apply: bo
     f = c.lam
     fz = f[VZ]
     mat = c.material
-    if fz <= 0.0:  # (1) the bodies separate by themselves
+    if fz <= 0.0:  # (1) the bodies separate by themselves, unless held sticking while sliding: it slips first
+        speed = float(np.hypot(c.vel[0], c.vel[1]))
+        if not impulse and c.sticking and speed > SLIDING_SPEED:
+            if apply:
+                c.sticking = False
+                c.slip_dir[:] = c.vel[:2] / speed
+                c.set_desired(gains)
+            return CHANGED
         if apply:
             c.released = True
         return CHANGED

@@ -16,7 +16,7 @@ from humanoid_sim.contact.constrained_solve import SimulationError, factor_mass_
 from humanoid_sim.contact.constraint_rows import OneSidedRows
 from humanoid_sim.contact.detection import ContactPatch
 from humanoid_sim.contact.kernels import all_finite
-from humanoid_sim.contact.step_kernel import speculative_band_nb
+from humanoid_sim.contact.step_kernel import IMPULSE_PASSES, speculative_band_nb
 from humanoid_sim.contact.virtual_link import classify_patch
 from humanoid_sim.dynamics.integrator import held_forces_nb, rk4_step_nb
 from humanoid_sim.simulator.link_wrenches import generalized_force
@@ -71,22 +71,22 @@ class ReferenceSimulator(Simulator):
         patches = self.detector.detect(ws.R, ws.p)
         # the deepest point in the band, in a contact or not
         max_pen = max([0.0] + [-float(p.gap.min()) for p in patches])
-        contacts = self._contacts(patches, speculative=True)
+        contacts = self._contacts(patches)
         hard, hard_map, soft_force = self._reference_provider_rows(rows, v)
 
-        # 3. impulses (Eq. 18-19)
+        # 3. impulses (Eq. 18-19), in passes: the contacts built again at v+ after each one,
+        # another pass while something approaches faster than it may (step_kernel._virtual_link_nb)
         impulses: dict[tuple[int, int, int], np.ndarray] = {}
         hard_impulse = np.zeros(len(hard.drift))
         v_plus = v
-        approaching = any(c.vel[2] < -thr.impact for c in contacts)
         hv = hard.jacobian @ v
-        approaching |= bool(len(hv) and hv.min() < -thr.impact)
+        approaching = any(self._approaching(c) for c in contacts) or self._hard_approaching(hard, hv)
         impulse_ran = False
         bounded = False
-        if approaching:
+        for p in range(IMPULSE_PASSES if approaching else 0):
             impulse_ran = True
 
-            def rhs_impulse(c, comps):
+            def rhs_impulse(c, comps, hv=hv):
                 if c is None:  # rows as contacts: bounce, stop, or arrive at the limit (speculative)
                     out = np.where(hv[comps] < -thr.bounce, -hard.restitution[comps] * hv[comps], 0.0)
                     ahead = (hard.violation[comps] < -tol) & (out <= 0.0)
@@ -100,27 +100,34 @@ class ReferenceSimulator(Simulator):
                     out[0] = -gap / dt  # the surface at the end of the step
                 return out
 
+            solving = [c for c in contacts if not c.released]  # not those that bounced off
             rep = solve_with_checks(
-                contacts, hard, self._hard_active(hard, hv), M_factor, v, rhs_impulse,
+                solving, hard, self._hard_active(hard, hv), M_factor, v_plus, rhs_impulse,
                 lambda c, x: c.G[:2] @ x, ws, self.gains, cfg.max_rounds, thr.impact, impulse=True,
             )  # fmt: skip
             v_plus = rep.x
-            hard_impulse = rep.hard_lambda
-            bounded = rep.bounded
-            for c in contacts:
+            hard_impulse = hard_impulse + rep.hard_lambda
+            bounded |= rep.bounded
+            for c in solving:
                 if not c.released:
-                    impulses[c.area.patch.key] = c.lam.copy()
+                    key = c.area.patch.key
+                    impulses[key] = impulses[key] + c.lam if key in impulses else c.lam.copy()
             self._update_dynamics(q, v_plus)
+            last = p == IMPULSE_PASSES - 1
+            hv = hard.jacobian @ v_plus
             before = contacts
-            contacts = self._contacts(patches, speculative=False)
+            contacts = self._contacts(patches)
+            approaching = not last and (any(self._approaching(c) for c in contacts) or self._hard_approaching(hard, hv))
             kept = {c.area.patch.key for c in contacts}
             for c in before:  # bounced off: reported with its impulse only
                 if c.area.patch.key in impulses and c.area.patch.key not in kept:
                     c.released = True
                     contacts.append(c)
-            hv = hard.jacobian @ v_plus
-        elif any(c.area.gap.max() > tol for c in contacts):  # speculative points: impulses only
-            contacts = self._contacts(patches, speculative=False)
+            if not approaching:
+                break
+
+        # speculative contacts that took no impulse take no part in the acceleration phase
+        contacts = [c for c in contacts if c.released or c.area.patch.key in impulses or c.area.gap.min() <= tol]
 
         # 4. accelerations and wrenches (Eq. 20a, 20b)
         tau_full = self._tau_full
@@ -186,15 +193,33 @@ class ReferenceSimulator(Simulator):
         )  # fmt: skip
 
     # ------------------------------------------------------------- helpers
+    def _approaching(self, c: ActiveContact) -> bool:
+        """Faster than the impact threshold, or, speculative (gap g above the tolerance), faster
+        than arriving at the surface within the step by more than that."""
+        cfg = self.config
+        g = float(c.area.gap.min())
+        allowed = g / cfg.dt if g > cfg.contact_tolerance else 0.0
+        return bool(c.vel[2] < -allowed - cfg.thresholds.impact)
+
+    def _hard_approaching(self, hard: HardRows, hv: np.ndarray) -> bool:
+        """A hard row approaching faster than the impact threshold, or, short of its limit,
+        faster than arriving at it within the step by more than that."""
+        if not len(hv):
+            return False
+        cfg = self.config
+        ahead = hard.violation < -cfg.contact_tolerance
+        allowed = np.where(ahead, hard.violation / cfg.dt, 0.0)
+        return bool(np.any(hv < allowed - cfg.thresholds.impact))
+
     def _hard_active(self, hard: HardRows, hv: np.ndarray) -> np.ndarray:
         """Hard rows in the solve: not separating faster than the correction of Eq. 20b drives them."""
         if not len(hv):
             return np.zeros(0, dtype=bool)
         return hv < self.config.thresholds.separating + self._correction_rate * np.maximum(0.0, hard.violation)
 
-    def _contacts(self, patches: list[ContactPatch], speculative: bool) -> list[ActiveContact]:
+    def _contacts(self, patches: list[ContactPatch]) -> list[ActiveContact]:
         """Active contacts at the workspace state: separating points dropped, areas classified.
-        Points farther than contact_tolerance are speculative: kept (speculative=True) only
+        Points farther than contact_tolerance are speculative: kept only
         when they would come within it during the step at their normal velocity."""
         ws, sep = self.ws, self.config.thresholds.separating
         tol, dt = self.config.contact_tolerance, self.config.dt
@@ -210,15 +235,15 @@ class ReferenceSimulator(Simulator):
             # drives it (about 2 w |gap|) is being corrected, not separating
             near = patch.gap <= tol
             keep = near & (vn <= sep + self._correction_rate * np.maximum(0.0, -patch.gap))
-            if speculative:
-                keep |= ~near & (patch.gap + vn * dt < tol)
+            keep |= ~near & (patch.gap + vn * dt < tol)
             nkeep = int(np.count_nonzero(keep))
             if nkeep == 0:
                 continue
             if nkeep < len(keep):
                 patch = patch._replace(points=patch.points[keep], local=patch.local[keep], gap=patch.gap[keep], roll=patch.roll[keep])
             area = classify_patch(patch)
-            out.append(ActiveContact(area, self._reference_materials[patch.element], ws, self._reference_memory.get(patch.key)))
+            out.append(ActiveContact(area, self._reference_materials[patch.element], ws, self._reference_memory.get(patch.key),
+                                     tol, dt))  # fmt: skip
         return out
 
     def _reference_provider_rows(self, rows: list[OneSidedRows], v: np.ndarray):

@@ -40,6 +40,22 @@ def _sphere(name: str, radius: float = 0.1, mass: float = 1.0, **kw) -> FreeObje
     return FreeObject(name, shape, mass, shape.mass_properties(mass=mass).inertia, **kw)
 
 
+def _bar(length: float, width: float, **kw) -> FreeObject:
+    """A 1 kg bar along its x axis, square section ``width`` [m]."""
+    shape = Shape(ShapeKind.BOX, [length, width, width])
+    return FreeObject("bar", shape, 1.0, shape.mass_properties(mass=1.0).inertia, **kw)
+
+
+def _deepest_and_touching(sim: Simulator, steps: int) -> tuple[float, int]:
+    """The deepest penetration over ``steps`` steps [m] and how many steps had a contact."""
+    deepest, touching = 0.0, 0
+    for _ in range(steps):
+        r = sim.step()
+        deepest = max(deepest, r.max_penetration)
+        touching += bool(r.contacts)
+    return deepest, touching
+
+
 def _free_humanoid():
     """The bundled humanoid without joint damping and friction and with velocity limits out
     of reach (nothing that dissipates at zero torque)."""
@@ -156,17 +172,63 @@ def test_a_bar_thrown_turning_onto_the_ground_does_not_sink_into_it(height, rpy,
     end first, bounces and tumbles to rest. No point of it goes more than 0.5 mm into the
     ground (the contact band is 0.2 mm): an impact's impulse holds every point of the face that
     strikes, not only the edge or corner its centre of pressure falls nearest to."""
-    shape = Shape(ShapeKind.BOX, [0.3, 0.06, 0.06])
-    bar = FreeObject("bar", shape, 1.0, shape.mass_properties(mass=1.0).inertia, position=[0.0, 0.0, height],
-                     rpy=rpy, linear_velocity=linear, angular_velocity=angular)  # fmt: skip
+    bar = _bar(0.3, 0.06, position=[0.0, 0.0, height], rpy=rpy, linear_velocity=linear, angular_velocity=angular)
     sim = Simulator.from_world(assemble_world_model(World(objects=(bar,))))
-    deepest, touched = 0.0, 0
-    for _ in range(400):
-        r = sim.step()
-        deepest = max(deepest, r.max_penetration)
-        touched += bool(r.contacts)
+    deepest, touched = _deepest_and_touching(sim, 400)
     assert touched > 100  # it struck the ground and lies on it
     assert deepest < 5e-4, deepest
+
+
+@pytest.mark.parametrize(
+    ("up", "v_low", "v_high"),
+    [(0.7e-3, -6.0, 1.0), (0.7e-3, -4.0, 0.3), (0.3e-3, -6.0, 0.5), (2e-3, -8.0, 1.0)],
+)
+def test_a_bar_striking_with_one_end_does_not_drive_its_rising_end_into_the_ground(up, v_low, v_high):
+    """A 0.3 m bar of 1 kg, tilted so that one end's bottom edge is on the ground and the
+    other's ``up`` above it, turning so that the low end strikes at v_low while the high end
+    rises at v_high [m/s]. The impulse that stops the low end turns the high end down at
+    v_high + v_low / 2 (a uniform bar: the impulse P = -m v_low / 4 at one end changes the
+    other's velocity by -2 P / m), within the step it moves that end farther than it is up;
+    no point of the bar goes more than 0.1 mm into the ground."""
+    length, width = 0.3, 0.06
+    tilt = -np.arcsin(up / length)
+    height = -0.5 * length * np.sin(tilt) + 0.5 * width * np.cos(tilt)  # the low end's edge on the ground
+    bar = _bar(length, width, position=[0.0, 0.0, height], rpy=[0.0, tilt, 0.0],
+               linear_velocity=[0.0, 0.0, 0.5 * (v_low + v_high)], angular_velocity=[0.0, (v_low - v_high) / length, 0.0])
+    assert (v_high + 0.5 * v_low) * 1e-3 < -up  # unstopped, the high end would end the step below the ground
+    sim = Simulator.from_world(assemble_world_model(World(objects=(bar,))))
+    deepest, touched = _deepest_and_touching(sim, 300)
+    assert touched > 100
+    assert deepest < 1e-4, deepest
+
+
+@pytest.mark.parametrize(("pitch_deg", "mu"), [(20.0, 0.5), (30.0, 1.0), (45.0, 2.0)])
+def test_a_bar_falling_with_one_end_sliding_gets_coulombs_normal_force_and_stays_on_the_ground(pitch_deg, mu):
+    """A 0.6 m bar of 1 kg, pitched so that one end's bottom edge touches the ground, thrown
+    along the ground at 2 m/s towards its high end: the low end slides, with friction μ f_z
+    against the slide. At the start (no rotation) the edge's normal acceleration is zero with
+    f_z = g / (n . (n - μ s) / m + n . ((I^-1 (r x (n - μ s))) x r)) (s the slide direction,
+    r the edge from the centre of mass); the step reports that force, slipping, and the bar
+    falls flat without its edge going into the ground."""
+    length, width, g = 0.6, 0.02, 9.81
+    pitch = np.radians(pitch_deg)
+    height = 0.5 * length * np.sin(pitch) + 0.5 * width * np.cos(pitch)
+    bar = _bar(length, width, position=[0.0, 0.0, height], rpy=[0.0, -pitch, 0.0], linear_velocity=[2.0, 0.0, 0.0])
+    world = World(ground=GroundPlane(0.0, Material(mu, mu, 0.0)), objects=(bar,))
+    sim = Simulator.from_world(assemble_world_model(world))
+    R = rpy_to_rotation([0.0, -pitch, 0.0])
+    r = R @ np.array([-0.5 * length, 0.0, -0.5 * width])  # the low edge's midpoint from the centre
+    n, s = np.array([0.0, 0.0, 1.0]), np.array([1.0, 0.0, 0.0])
+    d = n - mu * s
+    I_world = R @ np.asarray(bar.inertia) @ R.T
+    f_z = g / (n @ d + n @ np.cross(np.linalg.solve(I_world, np.cross(r, d)), r))
+    first = sim.step()
+    (contact,) = first.contacts
+    assert not contact.sticking
+    np.testing.assert_allclose(contact.wrench_world[:3], f_z * d, rtol=1e-6, atol=1e-9)
+    deepest, touching = _deepest_and_touching(sim, 150)  # until it lies nearly flat
+    assert touching == 150
+    assert max(deepest, first.max_penetration) < 1e-5, deepest
 
 
 def test_sphere_objects_roll_down_a_slope_at_five_sevenths_g_sin_alpha():
