@@ -19,10 +19,11 @@ bundles of contact/step_data.py (the dynamics workspace is already at (q, v)):
     a contact held sticking while it slides slips first), reduction of the area to the edge or vertex
     nearest p_v, slipping (Eq. 31-36, Ĥ_C of Eq. 36), spinning (Eq. 30, 33), a slip that
     would reverse sticks; hard provider rows released when their force turns negative.
-    A phase whose checked solve is rank deficient or still fails after the rounds, or an
-    impulse whose p_v leaves an area (reduced, the area would drop points that are striking
-    the ground), is replaced by the bounded solve of the same rows
-    (contact/bounded_solve.py), valid by construction: a failed solve is never integrated;
+    A phase whose checked solve is rank deficient or still fails after the rounds, or
+    releases a contact that goes on approaching (Painlevé), or an impulse whose p_v leaves an
+    area (reduced, the area would drop points that are striking the ground), is replaced by
+    the bounded solve of the same rows (contact/bounded_solve.py), valid by construction: a
+    failed solve is never integrated;
  5. integration (dynamics/integrator.py: RK4-Munthe-Kaas with the constraint force held);
     reports (wrenches, p_v of Eq. 26, world points, ZMP) and the contact memory.
 
@@ -84,9 +85,9 @@ VALID, CHANGED, TO_BOUNDED = 0, 1, 2  # _check's verdicts
 POINT, LINE, SURFACE = 1, 2, 3
 IMPULSE_PHASE, ACCELERATION_PHASE = 0, 1
 IMPULSE_PASSES = 3  # impulse passes per step at most (step 3: a pass's impulse can turn points down)
-# [m/s^2] a sliding contact released by the bounded solve while its normal acceleration stays
-# below its target by more than this has no answer with its friction on the slip ray (_bounded)
-RAY_RELEASE_MARGIN = 1.0
+# [m/s^2] a contact released by the bounded solve while its normal acceleration stays below its
+# target by more than this has no answer with its friction (_bounded)
+RELEASE_MARGIN = 1.0
 TORSION_ARM = 1.0  # d = TORSION_ARM x the mean distance over the area (Eq. 30, 33)
 # Slipping rows make B = H A^-1 Ĥᵀ unsymmetric (LU instead of Cholesky): its rows count as
 # dependent when the smallest LU pivot is at most this fraction of the largest (the
@@ -785,7 +786,8 @@ def _bounded(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
     are corrected beyond the contact band only (its slop, read in the row's unit for a hard
     row: kernels.desired_acceleration_nb): redundant rows cannot all reach 0 at once. A
     contact sliding at the acceleration phase's start has its friction on the ray against the
-    slip, unless that leaves it released and approaching (then the whole disc)."""
+    slip; one that comes out released and approaching has its friction widened (ray to disc,
+    disc to none) and the solve runs again."""
     s = d.solve
     hard = d.hard
     nv = base.shape[0]
@@ -876,26 +878,34 @@ def _bounded(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
     par = d.params
     sweeps = bounded_solve_nb(rows, s.L, base, par.bounded_regularisation, par.bounded_sweeps,
                               par.bounded_tolerance, x, s.lam[:row])  # fmt: skip
-    # a sliding contact held on its ray that comes out released while it goes on approaching
-    # has no answer there (Painlevé: its friction against the slip, a light limb on a long
-    # lever, would drive it into the ground); its friction takes the whole disc, and the
-    # solve runs once more from where it stopped (with the disc the problem is a convex QP)
-    again = False
-    b = 0
-    for i in range(nc):
-        if tab.bounced[i]:
-            continue
-        r0 = s.block_start[b]
-        if (s.slip[b, 0] != 0.0 or s.slip[b, 1] != 0.0) and s.lam[r0] <= 0.0:
-            acc = 0.0
-            for col in range(nv):
-                acc += s.H[r0, col] * x[col]
-            if acc < s.rhs[r0] - RAY_RELEASE_MARGIN:
-                s.slip[b, 0] = 0.0
-                s.slip[b, 1] = 0.0
-                again = True
-        b += 1
-    if again:
+    # a contact that comes out released while it goes on approaching has no answer with its
+    # friction: held on the ray against its slip (Painlevé: that friction, on a light limb at
+    # the end of a long lever, drives it into the ground), or in the disc where the sweeps
+    # let the friction's pull on the normal row win. Its friction widens, ray to disc, disc to
+    # none for this step (a step without friction does no work; one without a normal force
+    # lets the torques drive the limb into the ground), and the solve runs again from where
+    # it stopped, at most twice
+    for _ in range(2):
+        again = False
+        b = 0
+        for i in range(nc):
+            if tab.bounced[i]:
+                continue
+            r0 = s.block_start[b]
+            if s.lam[r0] <= 0.0 and s.mu[b] > 0.0:
+                acc = 0.0
+                for col in range(nv):
+                    acc += s.H[r0, col] * x[col]
+                if acc < s.rhs[r0] - RELEASE_MARGIN:
+                    if s.slip[b, 0] != 0.0 or s.slip[b, 1] != 0.0:
+                        s.slip[b, 0] = 0.0
+                        s.slip[b, 1] = 0.0
+                    else:
+                        s.mu[b] = 0.0
+                    again = True
+            b += 1
+        if not again:
+            break
         sweeps = max(sweeps, bounded_solve_nb(rows, s.L, base, par.bounded_regularisation, par.bounded_sweeps,
                                               par.bounded_tolerance, x, s.lam[:row]))  # fmt: skip
     counts = d.out.counts[0]
@@ -1452,7 +1462,10 @@ def _virtual_link_acceleration(d, tab, nc, v_plus, tau, n_hard, t_index) -> tupl
         fr.stick[j] = 1 if abs(vj) <= par.separating else 0
         fr.sign[j] = -1.0 if vj > 0.0 else 1.0
     a = out.a
-    rounds, _, bounded = _solve_with_checks(d, tab, nc, n_hard, n_fric, ACCELERATION_PHASE, a0, a, np.inf)
+    # a released contact must not go on approaching here either: its acceleration below its
+    # target by more than RELEASE_MARGIN (Painlevé: sliding, no force on its friction ray holds
+    # it) sends the phase to the bounded solve, which widens its friction
+    rounds, _, bounded = _solve_with_checks(d, tab, nc, n_hard, n_fric, ACCELERATION_PHASE, a0, a, RELEASE_MARGIN)
     counts.rounds = rounds
     if bounded:
         counts.bounded = 1

@@ -50,7 +50,7 @@ from humanoid_sim.contact.bounded_solve import (
 from humanoid_sim.contact.constrained_solve import solve_constrained
 from humanoid_sim.contact.environment import Material
 from humanoid_sim.contact.gains import Gains, Thresholds
-from humanoid_sim.contact.step_kernel import RAY_RELEASE_MARGIN
+from humanoid_sim.contact.step_kernel import RELEASE_MARGIN
 from humanoid_sim.contact.virtual_link import ContactArea, ContactKind, nearest_on_hull, reduce_area
 
 VX, VY, VZ, WX, WY, WZ = range(6)
@@ -380,8 +380,8 @@ def _bounded(contacts: list[ActiveContact], hard: HardRows, M_factor, base: np.n
     hard row; the contacts get their wrench and their state from it: released where f_z = 0,
     slipping where |f_t| reached μ f_z (direction -f_t), spinning where |n_z| reached its bound.
     A contact sliding at the acceleration phase's start has its friction against the sliding
-    only, unless that leaves it released and approaching (then the disc); an impulse's friction
-    takes the whole disc."""
+    only; one released while approaching has its friction widened (ray to disc, disc to none)
+    and the solve runs again; an impulse's friction takes the whole disc."""
     nv = len(base)
     H, rhs, start, kind, mu, arm, hull, hull_start, slip = [], [], [0], [], [], [], [], [0], []
     layout = []
@@ -438,13 +438,18 @@ def _bounded(contacts: list[ActiveContact], hard: HardRows, M_factor, base: np.n
         lam[nrow_contacts:] = hard_warm
     base = np.ascontiguousarray(base, dtype=float)
     bounded_solve_nb(rows, M_factor, base, BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE, x, lam)
-    # released on its slip ray while approaching (Painlevé): the whole disc, solved once more
-    again = False
-    for b, (c, r0, comps) in enumerate(layout):
-        if np.any(rows.slip[b] != 0.0) and lam[r0] <= 0.0 and rows.H[r0] @ x < rows.rhs[r0] - RAY_RELEASE_MARGIN:
-            rows.slip[b] = 0.0
-            again = True
-    if again:
+    # released while approaching: its friction widens (ray to disc, disc to none), solved again
+    for _ in range(2):
+        again = False
+        for b, (c, r0, comps) in enumerate(layout):
+            if lam[r0] <= 0.0 and rows.mu[b] > 0.0 and rows.H[r0] @ x < rows.rhs[r0] - RELEASE_MARGIN:
+                if np.any(rows.slip[b] != 0.0):
+                    rows.slip[b] = 0.0
+                else:
+                    rows.mu[b] = 0.0
+                again = True
+        if not again:
+            break
         bounded_solve_nb(rows, M_factor, base, BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE, x, lam)
     for c, r0, comps in layout:
         f = np.zeros(6)

@@ -16,7 +16,7 @@ from humanoid_sim.contact.constrained_solve import SimulationError, factor_mass_
 from humanoid_sim.contact.constraint_rows import OneSidedRows
 from humanoid_sim.contact.detection import ContactPatch
 from humanoid_sim.contact.kernels import all_finite
-from humanoid_sim.contact.step_kernel import IMPULSE_PASSES, speculative_band_nb
+from humanoid_sim.contact.step_kernel import IMPULSE_PASSES, RELEASE_MARGIN, speculative_band_nb
 from humanoid_sim.contact.virtual_link import classify_patch
 from humanoid_sim.dynamics.integrator import held_forces_nb, rk4_step_nb
 from humanoid_sim.simulator.link_wrenches import generalized_force
@@ -162,7 +162,7 @@ class ReferenceSimulator(Simulator):
         warm = self._last_hard_force
         hard_warm = np.array([warm.get(r.names[i], 0.0) for r, (_, idx) in zip(rows, hard_map) for i in idx])
         rep = solve_with_checks(
-            solving, hard, active, M_factor, a0, rhs_accel, next_vt, ws, self.gains, cfg.max_rounds, np.inf, hard_warm,
+            solving, hard, active, M_factor, a0, rhs_accel, next_vt, ws, self.gains, cfg.max_rounds, RELEASE_MARGIN, hard_warm,
             tol, bounded_hard_rhs,
         )
         a = rep.x
