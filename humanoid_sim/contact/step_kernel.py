@@ -1120,9 +1120,7 @@ def _hard_targets(d, n_hard, v, phase) -> bool:
         for col in range(nv):
             hv += hard.jacobian[j, col] * v[col]
         viol = hard.violation[j]
-        # faster than the impact threshold, or, short of its limit (speculative), faster than
-        # arriving at it within the step by more than that
-        approaching |= hv < viol / par.dt - par.impact if viol < -par.tolerance else hv < -par.impact
+        approaching |= _too_fast(par, hv, -viol)  # its gap to the limit: -viol
         active = hv < par.separating + par.correction_rate * max(0.0, viol)
         if phase == IMPULSE_PHASE:
             t = -hard.restitution[j] * hv if hv < -par.bounce else 0.0
@@ -1384,16 +1382,20 @@ def _set_aside_speculative(d, tab, nc) -> None:
             tab.bounced[i] = 1
 
 
+@njit(cache=True, inline="always")
+def _too_fast(par, v, gap) -> bool:
+    """Whether a contact or hard row at normal velocity v [m/s or rad/s] and gap [m or rad]
+    approaches faster than it may (the impulse phase is needed): faster than ``impact``
+    within the tolerance, or, speculative (gap above the tolerance), faster than arriving
+    within the step (gap / dt) by more than ``impact``."""
+    allowed = gap / par.dt if gap > par.tolerance else 0.0
+    return v < -allowed - par.impact
+
+
 @njit(cache=True)
 def _approaching(d, tab, i) -> bool:
-    """Whether contact i approaches faster than it may (the impulse phase is needed): faster
-    than ``impact`` within the tolerance, or, speculative (its nearest point a gap g above
-    it), faster than arriving at the surface within the step (g / dt) by more than
-    ``impact``."""
-    par = d.params
-    g = tab.min_gap[i]
-    allowed = g / par.dt if g > par.tolerance else 0.0
-    return tab.vel[i, VZ] < -allowed - par.impact
+    """Whether contact i approaches faster than it may (_too_fast at its nearest point's gap)."""
+    return _too_fast(d.params, tab.vel[i, VZ], tab.min_gap[i])
 
 
 @njit(cache=True)
