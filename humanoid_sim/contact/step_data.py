@@ -13,7 +13,7 @@ grows them and rebuilds the record when a step reports that one was exceeded).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from numba import njit, types
@@ -26,6 +26,9 @@ from humanoid_sim.contact.penalty_volume import PenaltyVolumeData
 from humanoid_sim.contact.relaxed_qp import RelaxedQpData
 from humanoid_sim.dynamics.integrator import StageWork
 from humanoid_sim.dynamics.kinematic_tree import KinematicTree
+
+if TYPE_CHECKING:
+    from humanoid_sim.simulator.actuation import Actuation
 
 __all__ = [
     "COUNTS_DTYPE",
@@ -338,11 +341,12 @@ class StepData(structref.StructRefProxy):
     """Everything one compiled step touches (fields: tree, stage, dyn, statics, params,
     detection, tables (two ContactTables: a phase's build and the next), memory, hard,
     friction (JointFriction), out, solve: SolveScratch, pairs: BodyPairs, relaxed: RelaxedQpData
-    (contact/relaxed_qp.py), penalty: PenaltyVolumeData (contact/penalty_volume.py))."""
+    (contact/relaxed_qp.py), penalty: PenaltyVolumeData (contact/penalty_volume.py),
+    actuation: the actuated joints' efforts and velocity-limit rule (simulator/actuation.py))."""
 
 
 _FIELDS = ["tree", "stage", "dyn", "statics", "params", "detection", "tables", "memory", "hard", "friction", "out",
-           "solve", "pairs", "relaxed", "penalty"]
+           "solve", "pairs", "relaxed", "penalty", "actuation"]
 structref.define_proxy(StepData, StepDataType, _FIELDS)
 
 
@@ -433,20 +437,20 @@ def joint_friction(index: np.ndarray, bound: np.ndarray, nv: int) -> JointFricti
 
 @njit(cache=True)
 def _make(tree, stage, dyn, statics, params, detection, tables, memory, hard, friction, out, solve, pairs, relaxed,
-          penalty):
+          penalty, actuation):
     return StepData(tree, stage, dyn, statics, params, detection, tables, memory, hard, friction, out, solve, pairs,
-                    relaxed, penalty)
+                    relaxed, penalty, actuation)
 
 
 def make_step_data(
     tree: KinematicTree, stage: StageWork, dyn: Dynamics, statics: StepStatics, params: StepParams,
     detection: Detection, tables: tuple[ContactTable, ContactTable], memory: MemoryTable, hard: HardRowTable,
     friction: JointFriction, out: StepOutput, solve: SolveScratch, pairs: "BodyPairs", relaxed: RelaxedQpData,
-    penalty: PenaltyVolumeData,
+    penalty: PenaltyVolumeData, actuation: "Actuation",
 ) -> StepData:
     """One StepData over the given bundles (the arrays are shared, not copied)."""
     return _make(tree, stage, dyn, statics, params, detection, tables, memory, hard, friction, out, solve, pairs, relaxed,
-                 penalty)
+                 penalty, actuation)
 
 
 class BodyPairs(NamedTuple):

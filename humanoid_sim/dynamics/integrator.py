@@ -40,14 +40,13 @@ from numba import njit
 
 from humanoid_sim.dynamics.kernels import (
     FREE,
-    aba_factor_nb,
-    aba_solve_nb,
-    body_bias_forces_nb,
-    forward_kinematics_nb,
+    _cross,
+    _dot6,
+    body_inertia_nb,
+    body_pose_nb,
+    body_subspace_nb,
     integrate_nb,
-    motion_subspace_nb,
-    velocities_nb,
-    world_inertias_nb,
+    joint_transform_nb,
 )
 from humanoid_sim.dynamics.kinematic_tree import KinematicTree
 
@@ -57,11 +56,13 @@ __all__ = ["StageWork", "free_acceleration_nb", "held_forces_nb", "rk4_step_nb",
 class StageWork(NamedTuple):
     """Buffers of the stage evaluations for one model (allocated once per simulator).
 
-    R, p, S, V, A, Iw: kinematics at a stage state (see DynamicsWorkspace);
+    R, p, S, V, A: kinematics at a stage state (see DynamicsWorkspace);
     armature (nv,): rotor inertia on the joint diagonal of M [kg m^2 or kg];
-    IA, Ia, U, Dinv, pA, acc, u: articulated-body work arrays; a_gravity (6,): (-g, 0);
+    IA, pA, U, Dinv, u, acc: articulated-body work arrays (free_acceleration_nb);
+    a_gravity (6,): (-g, 0);
     q_s (nq,), v_s, tau_s, theta (nv,): the stage state, its forces and increment;
-    xi, acc_stage (4, nv): the stage velocities (dexp⁻¹ applied) and accelerations.
+    xi, acc_stage (4, nv): the stage velocities (dexp⁻¹ applied) and accelerations;
+    twist (4, 6): scratch of dexp⁻¹; work (2, 6): scratch of free_acceleration_nb.
     """
 
     R: np.ndarray
@@ -69,14 +70,12 @@ class StageWork(NamedTuple):
     S: np.ndarray
     V: np.ndarray
     A: np.ndarray
-    Iw: np.ndarray
     IA: np.ndarray
-    Ia: np.ndarray
+    pA: np.ndarray
     U: np.ndarray
     Dinv: np.ndarray
-    pA: np.ndarray
-    acc: np.ndarray
     u: np.ndarray
+    acc: np.ndarray
     a_gravity: np.ndarray
     q_s: np.ndarray
     v_s: np.ndarray
@@ -85,6 +84,8 @@ class StageWork(NamedTuple):
     xi: np.ndarray
     acc_stage: np.ndarray
     armature: np.ndarray
+    twist: np.ndarray
+    work: np.ndarray
 
 
 def stage_work(tree: KinematicTree, armature: np.ndarray | None = None) -> StageWork:
@@ -95,26 +96,146 @@ def stage_work(tree: KinematicTree, armature: np.ndarray | None = None) -> Stage
     a_gravity[:3] = -np.asarray(tree.gravity, dtype=float)
     return StageWork(
         np.zeros((nb, 3, 3)), np.zeros((nb, 3)), np.zeros((nv, 6)), np.zeros((nb, 6)), np.zeros((nb, 6)),
-        np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6)),
-        np.zeros((nb, 6, 6)), np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros(nv), a_gravity,
-        np.zeros(nq), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros((4, nv)), np.zeros((4, nv)),
-        np.zeros(nv) if armature is None else np.array(armature, dtype=float),
+        np.zeros((nb, 6, 6)), np.zeros((nb, 6)), np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6)), np.zeros(nv),
+        np.zeros((nb, 6)), a_gravity, np.zeros(nq), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros((4, nv)),
+        np.zeros((4, nv)), np.zeros(nv) if armature is None else np.array(armature, dtype=float), np.zeros((4, 6)),
+        np.zeros((2, 6)),
     )  # fmt: skip
 
 
 @njit(cache=True)
 def free_acceleration_nb(tree, w, q, v, tau, qdd) -> None:
     """qdd (nv,) = M(q)^-1 (tau - b(q, v)), gravity included, by the articulated-body
-    method (seed 004 Eq. 1) at (q, v); tree: KinematicTree; w: StageWork."""
-    forward_kinematics_nb(tree.parent, tree.joint_type, tree.joint_axis, tree.R_parent_joint, tree.p_parent_joint,
-                          tree.q_index, q, w.R, w.p)  # fmt: skip
-    motion_subspace_nb(tree.joint_type, tree.joint_axis, tree.v_index, w.R, w.p, w.S)
-    velocities_nb(tree.parent, tree.ndof, tree.v_index, w.S, v, w.V, w.A)
-    world_inertias_nb(tree.mass, tree.com, tree.inertia_com, w.R, w.p, w.Iw)
-    aba_factor_nb(tree.parent, tree.ndof, tree.v_index, w.S, w.Iw, w.armature, w.IA, w.Ia, w.U, w.Dinv)
-    body_bias_forces_nb(w.Iw, w.V, w.pA)
-    aba_solve_nb(tree.parent, tree.ndof, tree.v_index, w.S, w.Ia, w.U, w.Dinv, w.A, w.pA, w.a_gravity, tau, qdd,
-                 w.acc, w.u)  # fmt: skip
+    method (seed 004 Eq. 1; Featherstone, RBDA 7.3) at (q, v); tree: KinematicTree;
+    w: StageWork. World-frame spatial vectors about the origin, linear-first
+    (docs/conventions.md), so that a child's quantities add to its parent's untransformed.
+
+    Symbols (per body i, parent k): S_i its joint's motion subspace; V_i its velocity; A_i the
+    velocity-product acceleration (q̈ = 0, no gravity), c_i = A_i - A_k; I^A_i (IA) its
+    articulated inertia and p^A_i (pA) its bias force; U_i = I^A_i S_i; D_i = S_iᵀ U_i +
+    armature; u_i = τ_i - S_iᵀ p^A_i.
+    Pass 1, from the root: pose, S, V, A, the body's inertia (I^A starts from it) and its
+    bias force V x* I V. Pass 2, towards the root: U, D, u, and the parent's share
+    I^a = I^A - U D⁻¹ Uᵀ, p^a = I^a c + p^A + U D⁻¹ u. Pass 3, from the root: a' = a_k + c_i,
+    q̈_i = D⁻¹ (u - Uᵀ a'), a_i = a' + S q̈_i.
+    The arithmetic is that of the separate passes dynamics.kernels.forward_kinematics_nb,
+    motion_subspace_nb, velocities_nb, world_inertias_nb, aba_factor_nb, body_bias_forces_nb
+    and aba_solve_nb, in the same order: the result is the same to the last bit, three passes
+    over the bodies instead of seven."""
+    parent, ndof, v_index = tree.parent, tree.ndof, tree.v_index
+    R, p, S, V, A, IA, pA, U, Dinv, u, acc = w.R, w.p, w.S, w.V, w.A, w.IA, w.pA, w.U, w.Dinv, w.u, w.acc
+    e, g = w.work[0], w.work[1]
+    nb = parent.shape[0]
+    for i in range(nb):
+        k = parent[i]
+        X = joint_transform_nb(i, tree.joint_type, tree.joint_axis, tree.R_parent_joint, tree.p_parent_joint,
+                               tree.q_index, q)  # fmt: skip
+        body_pose_nb(i, k, X, R, p)
+        body_subspace_nb(i, tree.joint_type, tree.joint_axis, v_index, R, p, S)
+        vi = v_index[i]
+        m0 = m1 = m2 = m3 = m4 = m5 = 0.0  # S_i qd_i
+        for d in range(ndof[i]):
+            qd = v[vi + d]
+            m0 += S[vi + d, 0] * qd
+            m1 += S[vi + d, 1] * qd
+            m2 += S[vi + d, 2] * qd
+            m3 += S[vi + d, 3] * qd
+            m4 += S[vi + d, 4] * qd
+            m5 += S[vi + d, 5] * qd
+        if k < 0:
+            V[i, 0], V[i, 1], V[i, 2], V[i, 3], V[i, 4], V[i, 5] = m0, m1, m2, m3, m4, m5
+        else:
+            V[i, 0], V[i, 1], V[i, 2] = V[k, 0] + m0, V[k, 1] + m1, V[k, 2] + m2
+            V[i, 3], V[i, 4], V[i, 5] = V[k, 3] + m3, V[k, 4] + m4, V[k, 5] + m5
+        w0, w1, w2 = V[i, 3], V[i, 4], V[i, 5]
+        x0, x1, x2 = _cross(w0, w1, w2, m0, m1, m2)  # V x (S qd) = (ω x m_v + v x m_ω, ω x m_ω)
+        y0, y1, y2 = _cross(V[i, 0], V[i, 1], V[i, 2], m3, m4, m5)
+        z0, z1, z2 = _cross(w0, w1, w2, m3, m4, m5)
+        if k < 0:
+            A[i, 0], A[i, 1], A[i, 2], A[i, 3], A[i, 4], A[i, 5] = x0 + y0, x1 + y1, x2 + y2, z0, z1, z2
+        else:
+            A[i, 0], A[i, 1], A[i, 2] = A[k, 0] + (x0 + y0), A[k, 1] + (x1 + y1), A[k, 2] + (x2 + y2)
+            A[i, 3], A[i, 4], A[i, 5] = A[k, 3] + z0, A[k, 4] + z1, A[k, 5] + z2
+        I = IA[i]
+        body_inertia_nb(i, tree.mass, tree.com, tree.inertia_com, R, p, I)
+        h0 = h1 = h2 = h3 = h4 = h5 = 0.0  # h = I V; p^A = V x* h = (ω x h_v, ω x h_ω + v x h_v)
+        for col in range(6):
+            x = V[i, col]
+            h0 += I[0, col] * x
+            h1 += I[1, col] * x
+            h2 += I[2, col] * x
+            h3 += I[3, col] * x
+            h4 += I[4, col] * x
+            h5 += I[5, col] * x
+        x0, x1, x2 = _cross(w0, w1, w2, h0, h1, h2)
+        y0, y1, y2 = _cross(w0, w1, w2, h3, h4, h5)
+        z0, z1, z2 = _cross(V[i, 0], V[i, 1], V[i, 2], h0, h1, h2)
+        pA[i, 0], pA[i, 1], pA[i, 2], pA[i, 3], pA[i, 4], pA[i, 5] = x0, x1, x2, y0 + z0, y1 + z1, y2 + z2
+    for i in range(nb - 1, -1, -1):
+        n = ndof[i]
+        vi = v_index[i]
+        k = parent[i]
+        I = IA[i]
+        for d in range(n):  # U = I^A S
+            for r in range(6):
+                t = 0.0
+                for col in range(6):
+                    t += I[r, col] * S[vi + d, col]
+                U[i, d, r] = t
+        Di = Dinv[i]
+        if n == 1:
+            Di[0, 0] = 1.0 / (_dot6(S[vi], U[i, 0]) + w.armature[vi])
+        elif n > 1:  # D = Sᵀ U + armature
+            D = np.empty((n, n))
+            for a in range(n):
+                for b in range(n):
+                    D[a, b] = _dot6(S[vi + a], U[i, b])
+                D[a, a] += w.armature[vi + a]
+            Di[:n, :n] = np.linalg.inv(D)
+        for d in range(n):  # u = τ - Sᵀ p^A
+            u[vi + d] = tau[vi + d] - _dot6(S[vi + d], pA[i])
+        if k < 0:
+            continue
+        for r in range(6):
+            e[r] = A[i, r] - A[k, r]  # c_i
+        for a in range(n):  # D⁻¹ u
+            t = 0.0
+            for b in range(n):
+                t += Di[a, b] * u[vi + b]
+            g[a] = t
+        for r in range(6):  # row r of I^a = I^A - U D⁻¹ Uᵀ into the parent's, and of p^a
+            t = 0.0
+            for col in range(6):
+                ia = I[r, col]
+                for a in range(n):
+                    for b in range(n):
+                        ia -= U[i, a, r] * Di[a, b] * U[i, b, col]
+                IA[k, r, col] += ia
+                t += ia * e[col]
+            t += pA[i, r]
+            for a in range(n):
+                t += U[i, a, r] * g[a]
+            pA[k, r] += t
+    ag = w.a_gravity
+    for i in range(nb):
+        n = ndof[i]
+        vi = v_index[i]
+        k = parent[i]
+        for r in range(6):  # a' = a_k + c_i
+            e[r] = ag[r] + A[i, r] if k < 0 else acc[k, r] + A[i, r] - A[k, r]
+        for a in range(n):
+            g[a] = u[vi + a] - _dot6(U[i, a], e)
+        Di = Dinv[i]
+        for a in range(n):  # q̈ = D⁻¹ (u - Uᵀ a')
+            t = 0.0
+            for b in range(n):
+                t += Di[a, b] * g[b]
+            qdd[vi + a] = t
+        for r in range(6):
+            acc[i, r] = e[r]
+        for a in range(n):
+            for r in range(6):
+                acc[i, r] += S[vi + a, r] * qdd[vi + a]
 
 
 @njit(cache=True)
@@ -144,16 +265,13 @@ def _bracket(t, x, out) -> None:
 
 
 @njit(cache=True)
-def _stage_velocity(tree, theta, v, out) -> None:
+def _stage_velocity(tree, theta, v, twist, out) -> None:
     """out (nv,) = Θ̇ for the stage velocity v at increment Θ: dexp⁻¹ on every free body,
-    v itself on the joints."""
+    v itself on the joints; twist (4, 6): scratch."""
     nv = v.shape[0]
     for i in range(nv):
         out[i] = v[i]
-    t = np.empty(6)
-    x = np.empty(6)
-    b1 = np.empty(6)
-    b2 = np.empty(6)
+    t, x, b1, b2 = twist[0], twist[1], twist[2], twist[3]
     for body in range(tree.joint_type.shape[0]):
         if tree.joint_type[body] != FREE:
             continue
@@ -220,7 +338,7 @@ def rk4_step_nb(tree, w, q, v, a1, tau_c, damping, dt, q_out, v_out) -> None:
                 _hold_wrench_in_world(theta, tau_c, tau_s, tree.v_index[body])
         integrate_nb(tree.joint_type, tree.q_index, tree.v_index, q, theta, 1.0, q_s)
         free_acceleration_nb(tree, w, q_s, v_s, tau_s, acc[stage])
-        _stage_velocity(tree, theta, v_s, xi[stage])
+        _stage_velocity(tree, theta, v_s, w.twist, xi[stage])
     for i in range(nv):
         theta[i] = dt / 6.0 * (xi[0, i] + 2.0 * xi[1, i] + 2.0 * xi[2, i] + xi[3, i])
         v_out[i] = v[i] + dt / 6.0 * (acc[0, i] + 2.0 * acc[1, i] + 2.0 * acc[2, i] + acc[3, i])

@@ -21,8 +21,6 @@ import math
 import numpy as np
 from numba import njit
 
-from humanoid_sim.dynamics.spatial import axis_angle_nb, quat_to_rot_nb
-
 FREE = 0
 REVOLUTE = 1
 PRISMATIC = 2
@@ -88,59 +86,113 @@ def _dot6(a, b):
 # ---------------------------------------------------------------------------
 
 
+@njit(cache=True, inline="always")
+def joint_transform_nb(i, joint_type, joint_axis, R_parent_joint, p_parent_joint, q_index, q):
+    """X_parent_body of body i at q: the rotation's entries row by row, then the translation
+    [m] (12 floats). Revolute: X_parent_joint Rot(axis, q); prismatic: X_parent_joint shifted
+    along the axis by q; free: q's position and quaternion (x, y, z, w), normalised on the fly."""
+    jt = joint_type[i]
+    qi = q_index[i]
+    Rpj = R_parent_joint[i]
+    if jt == FREE:
+        x, y, z, w = q[qi + 3], q[qi + 4], q[qi + 5], q[qi + 6]
+        s = 2.0 / (x * x + y * y + z * z + w * w)
+        return (1.0 - s * (y * y + z * z), s * (x * y - z * w), s * (x * z + y * w),
+                s * (x * y + z * w), 1.0 - s * (x * x + z * z), s * (y * z - x * w),
+                s * (x * z - y * w), s * (y * z + x * w), 1.0 - s * (x * x + y * y),
+                q[qi], q[qi + 1], q[qi + 2])  # fmt: skip
+    if jt == REVOLUTE:  # Rodrigues, then X_parent_joint's rotation times it
+        c = math.cos(q[qi])
+        s = math.sin(q[qi])
+        t = 1.0 - c
+        x, y, z = joint_axis[i, 0], joint_axis[i, 1], joint_axis[i, 2]
+        j00, j01, j02 = t * x * x + c, t * x * y - s * z, t * x * z + s * y
+        j10, j11, j12 = t * x * y + s * z, t * y * y + c, t * y * z - s * x
+        j20, j21, j22 = t * x * z - s * y, t * y * z + s * x, t * z * z + c
+        return (Rpj[0, 0] * j00 + Rpj[0, 1] * j10 + Rpj[0, 2] * j20, Rpj[0, 0] * j01 + Rpj[0, 1] * j11 + Rpj[0, 2] * j21,
+                Rpj[0, 0] * j02 + Rpj[0, 1] * j12 + Rpj[0, 2] * j22, Rpj[1, 0] * j00 + Rpj[1, 1] * j10 + Rpj[1, 2] * j20,
+                Rpj[1, 0] * j01 + Rpj[1, 1] * j11 + Rpj[1, 2] * j21, Rpj[1, 0] * j02 + Rpj[1, 1] * j12 + Rpj[1, 2] * j22,
+                Rpj[2, 0] * j00 + Rpj[2, 1] * j10 + Rpj[2, 2] * j20, Rpj[2, 0] * j01 + Rpj[2, 1] * j11 + Rpj[2, 2] * j21,
+                Rpj[2, 0] * j02 + Rpj[2, 1] * j12 + Rpj[2, 2] * j22,
+                p_parent_joint[i, 0], p_parent_joint[i, 1], p_parent_joint[i, 2])  # fmt: skip
+    d = q[qi] if jt == PRISMATIC else 0.0  # FIXED_TO_WORLD: the joint frame itself
+    ax = joint_axis[i]
+    return (Rpj[0, 0], Rpj[0, 1], Rpj[0, 2], Rpj[1, 0], Rpj[1, 1], Rpj[1, 2], Rpj[2, 0], Rpj[2, 1], Rpj[2, 2],
+            p_parent_joint[i, 0] + d * (Rpj[0, 0] * ax[0] + Rpj[0, 1] * ax[1] + Rpj[0, 2] * ax[2]),
+            p_parent_joint[i, 1] + d * (Rpj[1, 0] * ax[0] + Rpj[1, 1] * ax[1] + Rpj[1, 2] * ax[2]),
+            p_parent_joint[i, 2] + d * (Rpj[2, 0] * ax[0] + Rpj[2, 1] * ax[1] + Rpj[2, 2] * ax[2]))  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def body_pose_nb(i, k, X, R, p) -> None:
+    """X_world_body of body i into R[i], p[i]: its parent k's (already there; -1: the world)
+    times X = X_parent_body (joint_transform_nb's 12 floats)."""
+    if k < 0:
+        for r in range(3):
+            R[i, r, 0] = X[3 * r]
+            R[i, r, 1] = X[3 * r + 1]
+            R[i, r, 2] = X[3 * r + 2]
+            p[i, r] = X[9 + r]
+        return
+    for r in range(3):
+        a0, a1, a2 = R[k, r, 0], R[k, r, 1], R[k, r, 2]
+        R[i, r, 0] = a0 * X[0] + a1 * X[3] + a2 * X[6]
+        R[i, r, 1] = a0 * X[1] + a1 * X[4] + a2 * X[7]
+        R[i, r, 2] = a0 * X[2] + a1 * X[5] + a2 * X[8]
+        p[i, r] = a0 * X[9] + a1 * X[10] + a2 * X[11] + p[k, r]
+
+
 @njit(cache=True)
 def forward_kinematics_nb(
     parent, joint_type, joint_axis, R_parent_joint, p_parent_joint, q_index, q, R, p
 ) -> None:
     """X_world_body of every body into R (nb, 3, 3), p (nb, 3)."""
-    nb = parent.shape[0]
-    Rl = np.empty((3, 3))
-    Rj = np.empty((3, 3))
-    pl = np.empty(3)
-    for i in range(nb):
-        jt = joint_type[i]
-        qi = q_index[i]
-        if jt == FREE:
-            quat_to_rot_nb(q[qi + 3 : qi + 7], Rl)
-            pl[0] = q[qi]
-            pl[1] = q[qi + 1]
-            pl[2] = q[qi + 2]
-        elif jt == REVOLUTE:
-            axis_angle_nb(joint_axis[i], q[qi], Rj)
-            for r in range(3):
-                for c in range(3):
-                    Rl[r, c] = (
-                        R_parent_joint[i, r, 0] * Rj[0, c]
-                        + R_parent_joint[i, r, 1] * Rj[1, c]
-                        + R_parent_joint[i, r, 2] * Rj[2, c]
-                    )
-                pl[r] = p_parent_joint[i, r]
-        elif jt == PRISMATIC:
-            d = q[qi]
-            for r in range(3):
-                for c in range(3):
-                    Rl[r, c] = R_parent_joint[i, r, c]
-                pl[r] = p_parent_joint[i, r] + d * (
-                    R_parent_joint[i, r, 0] * joint_axis[i, 0]
-                    + R_parent_joint[i, r, 1] * joint_axis[i, 1]
-                    + R_parent_joint[i, r, 2] * joint_axis[i, 2]
-                )
-        else:  # FIXED_TO_WORLD
-            for r in range(3):
-                for c in range(3):
-                    Rl[r, c] = R_parent_joint[i, r, c]
-                pl[r] = p_parent_joint[i, r]
-        k = parent[i]
-        if k < 0:
-            for r in range(3):
-                for c in range(3):
-                    R[i, r, c] = Rl[r, c]
-                p[i, r] = pl[r]
+    for i in range(parent.shape[0]):
+        X = joint_transform_nb(i, joint_type, joint_axis, R_parent_joint, p_parent_joint, q_index, q)
+        body_pose_nb(i, parent[i], X, R, p)
+
+
+@njit(cache=True, inline="always")
+def body_subspace_nb(i, joint_type, joint_axis, v_index, R, p, S) -> None:
+    """Body i's rows of S (motion_subspace_nb) from its pose R[i], p[i]."""
+    jt = joint_type[i]
+    vi = v_index[i]
+    if jt == FREE:
+        for j in range(3):
+            a0, a1, a2 = R[i, 0, j], R[i, 1, j], R[i, 2, j]
+            S[vi + j, 0] = a0
+            S[vi + j, 1] = a1
+            S[vi + j, 2] = a2
+            S[vi + j, 3] = 0.0
+            S[vi + j, 4] = 0.0
+            S[vi + j, 5] = 0.0
+            c0, c1, c2 = _cross(p[i, 0], p[i, 1], p[i, 2], a0, a1, a2)
+            S[vi + 3 + j, 0] = c0
+            S[vi + 3 + j, 1] = c1
+            S[vi + 3 + j, 2] = c2
+            S[vi + 3 + j, 3] = a0
+            S[vi + 3 + j, 4] = a1
+            S[vi + 3 + j, 5] = a2
+    elif jt == REVOLUTE or jt == PRISMATIC:
+        ax = joint_axis[i]
+        a0 = R[i, 0, 0] * ax[0] + R[i, 0, 1] * ax[1] + R[i, 0, 2] * ax[2]
+        a1 = R[i, 1, 0] * ax[0] + R[i, 1, 1] * ax[1] + R[i, 1, 2] * ax[2]
+        a2 = R[i, 2, 0] * ax[0] + R[i, 2, 1] * ax[1] + R[i, 2, 2] * ax[2]
+        if jt == REVOLUTE:
+            c0, c1, c2 = _cross(p[i, 0], p[i, 1], p[i, 2], a0, a1, a2)
+            S[vi, 0] = c0
+            S[vi, 1] = c1
+            S[vi, 2] = c2
+            S[vi, 3] = a0
+            S[vi, 4] = a1
+            S[vi, 5] = a2
         else:
-            for r in range(3):
-                for c in range(3):
-                    R[i, r, c] = R[k, r, 0] * Rl[0, c] + R[k, r, 1] * Rl[1, c] + R[k, r, 2] * Rl[2, c]
-                p[i, r] = R[k, r, 0] * pl[0] + R[k, r, 1] * pl[1] + R[k, r, 2] * pl[2] + p[k, r]
+            S[vi, 0] = a0
+            S[vi, 1] = a1
+            S[vi, 2] = a2
+            S[vi, 3] = 0.0
+            S[vi, 4] = 0.0
+            S[vi, 5] = 0.0
 
 
 @njit(cache=True)
@@ -151,46 +203,8 @@ def motion_subspace_nb(joint_type, joint_axis, v_index, R, p, S) -> None:
     columns are the base axes moved to the world origin. REVOLUTE: (p x a, a)
     with a the world axis through the body origin. PRISMATIC: (a, 0).
     """
-    nb = joint_type.shape[0]
-    for i in range(nb):
-        jt = joint_type[i]
-        vi = v_index[i]
-        if jt == FREE:
-            for j in range(3):
-                a0, a1, a2 = R[i, 0, j], R[i, 1, j], R[i, 2, j]
-                S[vi + j, 0] = a0
-                S[vi + j, 1] = a1
-                S[vi + j, 2] = a2
-                S[vi + j, 3] = 0.0
-                S[vi + j, 4] = 0.0
-                S[vi + j, 5] = 0.0
-                c0, c1, c2 = _cross(p[i, 0], p[i, 1], p[i, 2], a0, a1, a2)
-                S[vi + 3 + j, 0] = c0
-                S[vi + 3 + j, 1] = c1
-                S[vi + 3 + j, 2] = c2
-                S[vi + 3 + j, 3] = a0
-                S[vi + 3 + j, 4] = a1
-                S[vi + 3 + j, 5] = a2
-        elif jt == REVOLUTE or jt == PRISMATIC:
-            ax = joint_axis[i]
-            a0 = R[i, 0, 0] * ax[0] + R[i, 0, 1] * ax[1] + R[i, 0, 2] * ax[2]
-            a1 = R[i, 1, 0] * ax[0] + R[i, 1, 1] * ax[1] + R[i, 1, 2] * ax[2]
-            a2 = R[i, 2, 0] * ax[0] + R[i, 2, 1] * ax[1] + R[i, 2, 2] * ax[2]
-            if jt == REVOLUTE:
-                c0, c1, c2 = _cross(p[i, 0], p[i, 1], p[i, 2], a0, a1, a2)
-                S[vi, 0] = c0
-                S[vi, 1] = c1
-                S[vi, 2] = c2
-                S[vi, 3] = a0
-                S[vi, 4] = a1
-                S[vi, 5] = a2
-            else:
-                S[vi, 0] = a0
-                S[vi, 1] = a1
-                S[vi, 2] = a2
-                S[vi, 3] = 0.0
-                S[vi, 4] = 0.0
-                S[vi, 5] = 0.0
+    for i in range(joint_type.shape[0]):
+        body_subspace_nb(i, joint_type, joint_axis, v_index, R, p, S)
 
 
 @njit(cache=True)
@@ -219,42 +233,43 @@ def velocities_nb(parent, ndof, v_index, S, v, V, A) -> None:
             A[i, r] = c[r] if k < 0 else A[k, r] + c[r]
 
 
+@njit(cache=True, inline="always")
+def body_inertia_nb(i, mass, com, inertia_com, R, p, I) -> None:
+    """Body i's spatial inertia in the world frame about the origin into I (6, 6), from its
+    pose R[i], p[i]: (m 1, -m [c]x; m [c]x, R I_c Rᵀ - m [c]x [c]x), c its CoM in the world."""
+    m = mass[i]
+    c0 = R[i, 0, 0] * com[i, 0] + R[i, 0, 1] * com[i, 1] + R[i, 0, 2] * com[i, 2] + p[i, 0]
+    c1 = R[i, 1, 0] * com[i, 0] + R[i, 1, 1] * com[i, 1] + R[i, 1, 2] * com[i, 2] + p[i, 1]
+    c2 = R[i, 2, 0] * com[i, 0] + R[i, 2, 1] * com[i, 1] + R[i, 2, 2] * com[i, 2] + p[i, 2]
+    Ic = inertia_com[i]
+    for s in range(3):  # R I_c Rᵀ, column by column
+        t0 = Ic[0, 0] * R[i, s, 0] + Ic[0, 1] * R[i, s, 1] + Ic[0, 2] * R[i, s, 2]
+        t1 = Ic[1, 0] * R[i, s, 0] + Ic[1, 1] * R[i, s, 1] + Ic[1, 2] * R[i, s, 2]
+        t2 = Ic[2, 0] * R[i, s, 0] + Ic[2, 1] * R[i, s, 1] + Ic[2, 2] * R[i, s, 2]
+        for r in range(3):
+            I[3 + r, 3 + s] = R[i, r, 0] * t0 + R[i, r, 1] * t1 + R[i, r, 2] * t2
+    # m [c]x below, -m [c]x above; m (|c|^2 1 - c cᵀ) = -m [c]x [c]x added to the rotational block
+    mc0, mc1, mc2 = m * c0, m * c1, m * c2
+    I[0, 0], I[0, 1], I[0, 2], I[1, 0], I[1, 1], I[1, 2], I[2, 0], I[2, 1], I[2, 2] = m, 0.0, 0.0, 0.0, m, 0.0, 0.0, 0.0, m
+    I[0, 3], I[0, 4], I[0, 5], I[1, 3], I[1, 4], I[1, 5], I[2, 3], I[2, 4], I[2, 5] = 0.0, mc2, -mc1, -mc2, 0.0, mc0, mc1, -mc0, 0.0
+    I[3, 0], I[3, 1], I[3, 2], I[4, 0], I[4, 1], I[4, 2], I[5, 0], I[5, 1], I[5, 2] = 0.0, -mc2, mc1, mc2, 0.0, -mc0, -mc1, mc0, 0.0
+    cc = c0 * c0 + c1 * c1 + c2 * c2
+    I[3, 3] += m * (cc - c0 * c0)
+    I[3, 4] += m * (0.0 - c0 * c1)
+    I[3, 5] += m * (0.0 - c0 * c2)
+    I[4, 3] += m * (0.0 - c1 * c0)
+    I[4, 4] += m * (cc - c1 * c1)
+    I[4, 5] += m * (0.0 - c1 * c2)
+    I[5, 3] += m * (0.0 - c2 * c0)
+    I[5, 4] += m * (0.0 - c2 * c1)
+    I[5, 5] += m * (cc - c2 * c2)
+
+
 @njit(cache=True)
 def world_inertias_nb(mass, com, inertia_com, R, p, Iw) -> None:
     """Spatial inertias Iw (nb, 6, 6) of the bodies in the world frame about the origin."""
-    nb = mass.shape[0]
-    for i in range(nb):
-        m = mass[i]
-        # COM in world
-        c0 = R[i, 0, 0] * com[i, 0] + R[i, 0, 1] * com[i, 1] + R[i, 0, 2] * com[i, 2] + p[i, 0]
-        c1 = R[i, 1, 0] * com[i, 0] + R[i, 1, 1] * com[i, 1] + R[i, 1, 2] * com[i, 2] + p[i, 1]
-        c2 = R[i, 2, 0] * com[i, 0] + R[i, 2, 1] * com[i, 1] + R[i, 2, 2] * com[i, 2] + p[i, 2]
-        # R Ic R^T
-        for r in range(3):
-            for s in range(3):
-                acc = 0.0
-                for a in range(3):
-                    t = 0.0
-                    for b in range(3):
-                        t += inertia_com[i, a, b] * R[i, s, b]
-                    acc += R[i, r, a] * t
-                Iw[i, 3 + r, 3 + s] = acc
-        # [c]x
-        C00, C01, C02 = 0.0, -c2, c1
-        C10, C11, C12 = c2, 0.0, -c0
-        C20, C21, C22 = -c1, c0, 0.0
-        Cm = ((C00, C01, C02), (C10, C11, C12), (C20, C21, C22))
-        for r in range(3):
-            for s in range(3):
-                Iw[i, r, s] = m if r == s else 0.0
-                Iw[i, r, 3 + s] = -m * Cm[r][s]
-                Iw[i, 3 + r, s] = m * Cm[r][s]
-        # - m [c]x [c]x = m (|c|^2 1 - c c^T)
-        cc = c0 * c0 + c1 * c1 + c2 * c2
-        cv = (c0, c1, c2)
-        for r in range(3):
-            for s in range(3):
-                Iw[i, 3 + r, 3 + s] += m * ((cc if r == s else 0.0) - cv[r] * cv[s])
+    for i in range(mass.shape[0]):
+        body_inertia_nb(i, mass, com, inertia_com, R, p, Iw[i])
 
 
 # ---------------------------------------------------------------------------
@@ -618,15 +633,108 @@ def update_all_nb(
     Fills X_world_body (R, p), S, V, A (J̇v terms), Iw, Ic, the mass matrix M
     (nv, nv) and the bias forces b (nv,) = C(q, v) v + g(q) (RNEA with q̈ = 0;
     a_gravity = (-g, 0) makes every body accelerate against gravity).
-    zero_nv: an (nv,) array of zeros (the q̈ of the bias RNEA).
+    zero_nv: an (nv,) array of zeros (the q̈ of the bias RNEA; unused: the fused passes
+    below skip its terms).
+
+    The same arithmetic as forward_kinematics_nb, motion_subspace_nb, velocities_nb,
+    world_inertias_nb, composite_inertias_nb, mass_matrix_nb and rnea_nb one after the other,
+    fused into one pass from the root (poses, S, V, A, Iw, the RNEA's accelerations and body
+    forces) and one towards it (b, Ic, the CRBA's columns of M): each body's data is touched
+    while it is in cache.
     """
-    forward_kinematics_nb(parent, joint_type, joint_axis, R_parent_joint, p_parent_joint, q_index, q, R, p)
-    motion_subspace_nb(joint_type, joint_axis, v_index, R, p, S)
-    velocities_nb(parent, ndof, v_index, S, v, V, A)
-    world_inertias_nb(mass, com, inertia_com, R, p, Iw)
-    composite_inertias_nb(parent, Iw, Ic)
-    mass_matrix_nb(parent, ndof, v_index, S, Ic, M)
-    rnea_nb(parent, ndof, v_index, S, Iw, V, A, zero_nv, a_gravity, b, acc, f)
+    nb = parent.shape[0]
+    for i in range(nb):
+        k = parent[i]
+        X = joint_transform_nb(i, joint_type, joint_axis, R_parent_joint, p_parent_joint, q_index, q)
+        body_pose_nb(i, k, X, R, p)
+        body_subspace_nb(i, joint_type, joint_axis, v_index, R, p, S)
+        # V_i = V_k + S_i qd_i; A_i = A_k + V_i x (S_i qd_i) (velocities_nb)
+        vi = v_index[i]
+        m0 = m1 = m2 = m3 = m4 = m5 = 0.0
+        for d in range(ndof[i]):
+            qd = v[vi + d]
+            m0 += S[vi + d, 0] * qd
+            m1 += S[vi + d, 1] * qd
+            m2 += S[vi + d, 2] * qd
+            m3 += S[vi + d, 3] * qd
+            m4 += S[vi + d, 4] * qd
+            m5 += S[vi + d, 5] * qd
+        if k < 0:
+            V[i, 0], V[i, 1], V[i, 2], V[i, 3], V[i, 4], V[i, 5] = m0, m1, m2, m3, m4, m5
+        else:
+            V[i, 0], V[i, 1], V[i, 2] = V[k, 0] + m0, V[k, 1] + m1, V[k, 2] + m2
+            V[i, 3], V[i, 4], V[i, 5] = V[k, 3] + m3, V[k, 4] + m4, V[k, 5] + m5
+        w0, w1, w2 = V[i, 3], V[i, 4], V[i, 5]
+        x0, x1, x2 = _cross(w0, w1, w2, m0, m1, m2)
+        y0, y1, y2 = _cross(V[i, 0], V[i, 1], V[i, 2], m3, m4, m5)
+        z0, z1, z2 = _cross(w0, w1, w2, m3, m4, m5)
+        if k < 0:
+            A[i, 0], A[i, 1], A[i, 2], A[i, 3], A[i, 4], A[i, 5] = x0 + y0, x1 + y1, x2 + y2, z0, z1, z2
+        else:
+            A[i, 0], A[i, 1], A[i, 2] = A[k, 0] + (x0 + y0), A[k, 1] + (x1 + y1), A[k, 2] + (x2 + y2)
+            A[i, 3], A[i, 4], A[i, 5] = A[k, 3] + z0, A[k, 4] + z1, A[k, 5] + z2
+        body_inertia_nb(i, mass, com, inertia_com, R, p, Iw[i])
+        # RNEA from the root with q̈ = 0: acc_i = acc_k + (A_i - A_k); f_i = Iw acc_i + V_i x* Iw V_i
+        for r in range(6):
+            acc[i, r] = a_gravity[r] + A[i, r] if k < 0 else acc[k, r] + A[i, r] - A[k, r]
+        _mat6_vec(Iw[i], acc[i], f[i])
+        h0 = h1 = h2 = h3 = h4 = h5 = 0.0
+        for c in range(6):
+            vc = V[i, c]
+            h0 += Iw[i, 0, c] * vc
+            h1 += Iw[i, 1, c] * vc
+            h2 += Iw[i, 2, c] * vc
+            h3 += Iw[i, 3, c] * vc
+            h4 += Iw[i, 4, c] * vc
+            h5 += Iw[i, 5, c] * vc
+        x0, x1, x2 = _cross(w0, w1, w2, h0, h1, h2)
+        y0, y1, y2 = _cross(w0, w1, w2, h3, h4, h5)
+        z0, z1, z2 = _cross(V[i, 0], V[i, 1], V[i, 2], h0, h1, h2)
+        f[i, 0] += x0
+        f[i, 1] += x1
+        f[i, 2] += x2
+        f[i, 3] += y0 + z0
+        f[i, 4] += y1 + z1
+        f[i, 5] += y2 + z2
+        for r in range(6):
+            for c in range(6):
+                Ic[i, r, c] = Iw[i, r, c]
+    for i in range(nb - 1, -1, -1):
+        k = parent[i]
+        vi = v_index[i]
+        for d in range(ndof[i]):
+            b[vi + d] = _dot6(S[vi + d], f[i])
+        # the CRBA's columns of body i's dofs: Ic_i is complete (its subtree has been added)
+        for d in range(ndof[i]):
+            kk = vi + d
+            F0 = F1 = F2 = F3 = F4 = F5 = 0.0
+            for c in range(6):
+                sc = S[kk, c]
+                F0 += Ic[i, 0, c] * sc
+                F1 += Ic[i, 1, c] * sc
+                F2 += Ic[i, 2, c] * sc
+                F3 += Ic[i, 3, c] * sc
+                F4 += Ic[i, 4, c] * sc
+                F5 += Ic[i, 5, c] * sc
+            for d2 in range(d + 1):
+                j2 = vi + d2
+                val = S[j2, 0] * F0 + S[j2, 1] * F1 + S[j2, 2] * F2 + S[j2, 3] * F3 + S[j2, 4] * F4 + S[j2, 5] * F5
+                M[j2, kk] = val
+                M[kk, j2] = val
+            j = k
+            while j >= 0:
+                vj = v_index[j]
+                for d2 in range(ndof[j]):
+                    j2 = vj + d2
+                    val = S[j2, 0] * F0 + S[j2, 1] * F1 + S[j2, 2] * F2 + S[j2, 3] * F3 + S[j2, 4] * F4 + S[j2, 5] * F5
+                    M[j2, kk] = val
+                    M[kk, j2] = val
+                j = parent[j]
+        if k >= 0:
+            for r in range(6):
+                f[k, r] += f[i, r]
+                for c in range(6):
+                    Ic[k, r, c] += Ic[i, r, c]
 
 
 @njit(cache=True)

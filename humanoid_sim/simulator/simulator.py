@@ -35,7 +35,7 @@ from humanoid_sim.contact.bounded_solve import BOUNDED_REGULARISATION, BOUNDED_S
 from humanoid_sim.contact.constrained_solve import SimulationError
 from humanoid_sim.contact.constraint_rows import ConstraintProvider, OneSidedRows
 from humanoid_sim.contact.convex_shapes import ShapeSpec, pack_shapes
-from humanoid_sim.contact.kernels import all_finite, cho_solve_into
+from humanoid_sim.contact.kernels import all_finite
 from humanoid_sim.contact.detection import ContactDetector
 from humanoid_sim.contact.environment import Environment, Material
 from humanoid_sim.contact.gains import Gains, Thresholds
@@ -58,6 +58,7 @@ from humanoid_sim.contact.methods import (
     CAPACITY,
     CONTACT_METHODS,
     NONFINITE,
+    OK,
     PENALTY_VOLUME,
     RELAXED_QP,
     SINGULAR,
@@ -66,19 +67,14 @@ from humanoid_sim.contact.methods import (
 )
 from humanoid_sim.contact.penalty_volume import PenaltyVolumeParams, allocate_penalty_volume
 from humanoid_sim.contact.relaxed_qp import RelaxedQpParams, allocate_relaxed_qp
-from humanoid_sim.contact.step_kernel import step_nb, update_dynamics_nb
+from humanoid_sim.contact.step_kernel import update_dynamics_nb
 from humanoid_sim.contact.virtual_link import ContactKind
 from humanoid_sim.contact.self_collision import self_collision_pairs
 from humanoid_sim.dynamics.configuration import normalize_quaternions_into
 from humanoid_sim.dynamics.integrator import stage_work
 from humanoid_sim.dynamics.kinematic_tree import kinematic_tree
 from humanoid_sim.dynamics.workspace import DynamicsWorkspace
-from humanoid_sim.limits.velocity_limits import (
-    coupled_effort_limits_into,
-    coupled_work,
-    free_joint_velocities_nb,
-    velocity_rule,
-)
+from humanoid_sim.limits.velocity_limits import velocity_rule
 from humanoid_sim.model.robot_model import RobotModel, ShapeKind
 from humanoid_sim.errors import UnknownNameError
 from humanoid_sim.simulator.initial_pose import (
@@ -88,10 +84,18 @@ from humanoid_sim.simulator.initial_pose import (
     pose_configuration,
     starting_pose,
 )
+from humanoid_sim.simulator.actuation import NONFINITE_EFFORT, SINGULAR_MASS, actuation, advance_nb, limit_velocity_nb
 from humanoid_sim.simulator.link_wrenches import LinkWrenches, generalized_force
 from humanoid_sim.world.assembly import WorldModel
 
 _KINDS = {int(k): k for k in ContactKind}
+# a failed step's message by its status (simulator/actuation.py, contact/methods.py); {t}: the time [s]
+_FAILURES = {
+    NONFINITE_EFFORT: "tau has non-finite entries",
+    SINGULAR_MASS: "mass matrix is not positive definite or not finite (massless subtree?)",
+    SINGULAR: "mass matrix is not positive definite or not finite (massless subtree?)",
+    NONFINITE: "step at t = {t:.6f} s produced a non-finite state",
+}
 
 __all__ = ["ContactReport", "ContactReports", "SimulationError", "Simulator", "SimulatorConfig", "StepResult"]
 
@@ -338,23 +342,12 @@ class Simulator:
         # at 1 ms); implicit damping is stable for any D and still dissipates.
         self._diagonal = self._armature + config.dt * self._damping
         self._stage = stage_work(t, self._diagonal)
-        # velocity limits: the actuator effort is limited by the safety-controller rule at the end
-        # of the step, all joints at once (limits/velocity_limits.py); only where a joint has one
-        rule = velocity_rule(model)
-        self._velocity_rule = rule if np.any(np.isfinite(rule.velocity) & (rule.k_velocity > 0)) else None
-        self._velocity_work = coupled_work(model.nj)
-        # where a joint's admissible effort starts to shrink: |qdot| > v_max - e / k_v (inf: no rule)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ramp = rule.velocity - np.where(rule.k_velocity > 0, rule.effort / rule.k_velocity, np.inf)
-        self._ramp_start = np.where(np.isfinite(rule.velocity) & (rule.k_velocity > 0), ramp, np.inf)
-        self._tau_limited = np.zeros(model.nj)
-        self._qdot_end = np.zeros(model.nj)
-        self._Minv_joints = np.zeros((model.nv, model.nj))
-        self._free_rhs = np.zeros(model.nv)
-        self._free_acc = np.zeros(model.nv)
-        self._free_force = np.zeros(model.nv)
-        self._qdot_free = np.zeros(model.nj)
+        # the actuated joints' efforts: clamped to their limits, then limited by the velocity-limit
+        # (safety-controller) rule at the end of the step, all joints at once (limits/velocity_limits.py)
+        self._actuation = actuation(model.limits.effort, self._joint_index, velocity_rule(model), model.nv)
         self._zero_nj = np.zeros(model.nj)
+        self._zero_nv = np.zeros(model.nv)
+        self._external = np.zeros(model.nv)
         self.detector = ContactDetector(
             model, config.environment, config.contact_tolerance + config.speculative_distance, config.contact_tolerance
         )
@@ -379,8 +372,6 @@ class Simulator:
         self._element_names = list(env.element_names()) + pair_names
         self.gains = Gains.critically_damped(config.dt, config.correction_steps)
         self._correction_rate = 2.0 * self.gains.kd  # [1/s]
-        self._tau_full = np.zeros(model.nv)
-        self._effort_lo = -model.limits.effort
         # poses: None = the model's section of the bundled config/initial_poses.yaml (a missing
         # bundled file is an installation fault and raises, naming where it was looked for)
         self.poses = dict(load_initial_poses(None, model.name) if poses is None else poses)
@@ -524,66 +515,62 @@ class Simulator:
         (3,) in the link frame [m]) or a bare (6,) wrench at the link origin}, acting during
         this step (simulator/link_wrenches.py); UnknownNameError lists the links.
 
-        Steps 2-5 (module docstring) run as one compiled call for every case: impacts,
+        Steps 1-5 (module docstring) run as one compiled call for every case: impacts,
         releases, slipping, spinning, area reductions, joint stops and the bounded solve
-        (contact/step_kernel.py).
+        (simulator/actuation.py, contact/step_kernel.py).
         """
-        model = self.model
-        q, v = self._q, self._v
-        nj = model.nj
+        nj = self.model.nj
         if tau is None:
-            tau_j = np.zeros(nj)
+            tau_j = self._zero_nj
         else:
-            tau_j = np.asarray(tau, dtype=float)
+            tau_j = np.ascontiguousarray(tau, dtype=float)
             if tau_j.shape != (nj,):
                 raise ValueError(f"tau has shape {tau_j.shape}, expected ({nj},) in joint_names order")
-            if not all_finite(tau_j):
-                raise SimulationError("tau has non-finite entries")
-        tau_j = np.minimum(np.maximum(tau_j, self._effort_lo), model.limits.effort)  # clamp to effort limits
-        ext = None
-        if external_force is not None:
-            ext = np.asarray(external_force, dtype=float)
-            if ext.shape != (model.nv,) or not all_finite(ext):
-                raise ValueError(f"external_force must be finite with shape ({model.nv},), got {ext.shape}")
-        if link_wrenches:
-            pushed = generalized_force(model, q, link_wrenches)
-            ext = pushed if ext is None else ext + pushed
-
-        # the workspace at (q, v) and M's Cholesky factor, once per step: the velocity-limit
-        # rule and the step share it
-        if not self._update_dynamics(q, v):
-            raise SimulationError("mass matrix is not positive definite or not finite (massless subtree?)")
-        if self._velocity_rule is not None:
-            tau_j = self._limit_velocity(tau_j, ext)
-        rows = [p.rows(q, v) for p in self.providers]
-        for i, r in enumerate(rows):
-            # an empty batch already validated (the same immutable object again) is skipped
-            if r is not self._validated_empty[i]:
-                r.validate(model.nv)
-                if r.count == 0:
-                    self._validated_empty[i] = r
-        tau_full = self._tau_full
-        tau_full[:] = 0.0
-        tau_full[self._joints] = tau_j
-        if ext is not None:
-            tau_full += ext
-        hard_map, soft_force = self._provider_rows(rows, v)
-        if soft_force is not None:
-            tau_full += soft_force
-        n_hard = hard_map[-1][0] + len(hard_map[-1][1]) if hard_map else 0
+        external = self._zero_nv
+        if external_force is not None or link_wrenches:
+            external = self._external_forces(external_force, link_wrenches)
+        q, v = self._q, self._v
+        rows: list[OneSidedRows] = []
+        hard_map: list = []
+        soft, n_hard = self._zero_nv, 0
+        if self.providers:
+            rows = [p.rows(q, v) for p in self.providers]
+            for i, r in enumerate(rows):
+                # an empty batch already validated (the same immutable object again) is skipped
+                if r is not self._validated_empty[i]:
+                    r.validate(self.model.nv)
+                    if r.count == 0:
+                        self._validated_empty[i] = r
+            hard_map, soft_force = self._provider_rows(rows, v)
+            if soft_force is not None:
+                soft = soft_force
+            n_hard = hard_map[-1][0] + len(hard_map[-1][1]) if hard_map else 0
         while True:
-            status = step_nb(self._data, q, v, tau_full, n_hard, True)
+            status = advance_nb(self._data, q, v, tau_j, external, soft, n_hard)
             if status != CAPACITY:
                 break
-            # a table was too small: larger ones, the workspace again at (q, v), the same step
+            # a table was too small: larger ones, the same step again
             self._allocate_step(2 * len(self._tables[0].body), 2 * len(self._hard.drift))
             self._provider_rows(rows, v)
-            self._update_dynamics(q, v)
-        if status == SINGULAR:
-            raise SimulationError("mass matrix is not positive definite or not finite (massless subtree?)")
-        if status == NONFINITE:
-            raise SimulationError(f"step at t = {self._t:.6f} s produced a non-finite state")
-        return self._result(tau_j, rows, hard_map)
+        self.ws.buffers_changed()  # the workspace's buffers now hold the dynamics at (q, v)
+        if status != OK:
+            raise SimulationError(_FAILURES.get(status, f"step failed with status {status}").format(t=self._t))
+        return self._result(rows, hard_map)
+
+    def _external_forces(self, external_force: np.ndarray | None, link_wrenches: LinkWrenches | None) -> np.ndarray:
+        """The external generalized force (nv,) of a step [N, N m]: ``external_force`` plus the
+        pushes of ``link_wrenches`` at the current state."""
+        model = self.model
+        ext = self._external
+        ext[:] = 0.0
+        if external_force is not None:
+            force = np.asarray(external_force, dtype=float)
+            if force.shape != (model.nv,) or not all_finite(force):
+                raise ValueError(f"external_force must be finite with shape ({model.nv},), got {force.shape}")
+            ext += force
+        if link_wrenches:
+            ext += generalized_force(model, self._q, link_wrenches)
+        return ext
 
     def _update_dynamics(self, q: np.ndarray, v: np.ndarray) -> bool:
         """The workspace at (q, v), with the armature and the implicit damping dt D on the
@@ -594,31 +581,13 @@ class Simulator:
 
     def _limit_velocity(self, tau_j: np.ndarray, ext: np.ndarray | None) -> np.ndarray:
         """The applied efforts (nj,): tau_j limited by the velocity-limit rule evaluated at the
-        end of the step for all joints at once, with the joint block of M^-1 and the joint
-        velocities the step would reach without actuator effort (contacts not counted)."""
-        ws, model, dt = self.ws, self.model, self.config.dt
-        nj, js = model.nj, self._joints
-        force = self._free_force
-        np.subtract(0.0 if ext is None else ext, ws.b, out=force)
-        L, qdot = self._solve_scratch.L, self._qdot_end
-        # The rule's solution is unique: when the commanded efforts themselves end the step with
-        # every ruled joint short of its ramp (|qdot| <= v_max - e / k_v, where the bounds are the
-        # whole effort range), they are that solution and no joint block of M^-1 is needed.
-        if free_joint_velocities_nb(L, force, self._v, self._damping, self._joint_index, tau_j, dt, self._free_rhs,
-                                    self._free_acc, qdot, self._ramp_start):  # fmt: skip
-            return tau_j
-        qdot_free = self._qdot_free
-        free_joint_velocities_nb(L, force, self._v, self._damping, self._joint_index, self._zero_nj, dt, self._free_rhs,
-                                 self._free_acc, qdot_free, self._ramp_start)  # fmt: skip
-        Minv = self._Minv_joints
-        Minv[:] = 0.0
-        Minv[js, :] = np.eye(nj)
-        cho_solve_into(self._solve_scratch.L, Minv)
-        coupled_effort_limits_into(
-            np.ascontiguousarray(tau_j), qdot_free, np.ascontiguousarray(Minv[js]), dt, self._velocity_rule,
-            False, self._velocity_work, self._tau_limited, self._qdot_end,
-        )  # fmt: skip
-        return self._tau_limited.copy()
+        end of the step for all joints at once (simulator/actuation.py), with the workspace and
+        M's factor at the current state (_update_dynamics)."""
+        act = self._actuation
+        act.applied[:] = tau_j
+        limit_velocity_nb(act, self._solve_scratch.L, self.ws.b, self._v, self._damping,
+                          self._zero_nv if ext is None else np.ascontiguousarray(ext, dtype=float), self.config.dt)  # fmt: skip
+        return act.applied.copy()
 
     def _allocate_step(self, contacts: int, hard_rows: int) -> None:
         """The bundles of the compiled step (contact/step_data.py) for ``contacts`` contacts
@@ -677,9 +646,10 @@ class Simulator:
             # a method's scratch at full size only when it steps (the others' kernels never run)
             allocate_relaxed_qp(cfg.relaxed_qp, *((C, P) if method == RELAXED_QP else (0, 0)), nv),
             allocate_penalty_volume(cfg.penalty_volume, *((C, P) if method == PENALTY_VOLUME else (0, 0)), nv),
+            self._actuation,
         )  # fmt: skip
 
-    def _result(self, tau_j: np.ndarray, rows: list[OneSidedRows], hard_map) -> StepResult:
+    def _result(self, rows: list[OneSidedRows], hard_map) -> StepResult:
         """The StepResult of the step the kernel just made; commits the new state."""
         out = self._out
         counts = StepCounts(*out.counts[0].item())
@@ -705,8 +675,8 @@ class Simulator:
         for p, f in zip(self.providers, forces):
             p.accept_forces(f)
         return StepResult(
-            self._t, q_next.copy(), v_next.copy(), tau_j, reports, zmp, counts.rounds, bool(counts.validated),
-            bool(counts.impulse), counts.max_penetration, forces, out.a.copy(),
+            self._t, q_next.copy(), v_next.copy(), self._actuation.applied.copy(), reports, zmp, counts.rounds,
+            bool(counts.validated), bool(counts.impulse), counts.max_penetration, forces, out.a.copy(),
             "bounded" if counts.bounded else self._solver, counts.sweeps,
         )  # fmt: skip
 

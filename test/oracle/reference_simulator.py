@@ -46,14 +46,14 @@ class ReferenceSimulator(Simulator):
         model = self.model
         nj = model.nj
         tau_j = np.zeros(nj) if tau is None else np.asarray(tau, dtype=float)
-        tau_j = np.minimum(np.maximum(tau_j, self._effort_lo), model.limits.effort)
+        tau_j = np.minimum(np.maximum(tau_j, self._actuation.lower), self._actuation.upper)
         ext = None if external_force is None else np.asarray(external_force, dtype=float)
         if link_wrenches:
             pushed = generalized_force(model, self._q, link_wrenches)
             ext = pushed if ext is None else ext + pushed
         self._update_dynamics(self._q, self._v)
         factor_mass_matrix(self.ws.M, self._solve_scratch.L)  # the velocity-limit rule's factor
-        if self._velocity_rule is not None:
+        if self._actuation.ruled[0]:
             tau_j = self._limit_velocity(tau_j, ext)
         rows = [p.rows(self._q, self._v) for p in self.providers]
         return self._step_general(tau_j, ext, rows)
@@ -130,8 +130,7 @@ class ReferenceSimulator(Simulator):
         contacts = [c for c in contacts if c.released or c.area.patch.key in impulses or c.area.gap.min() <= tol]
 
         # 4. accelerations and wrenches (Eq. 20a, 20b)
-        tau_full = self._tau_full
-        tau_full[:] = 0.0
+        tau_full = np.zeros(model.nv)
         tau_full[model.nv - nj :] = tau_j
         tau_full += soft_force
         if ext is not None:

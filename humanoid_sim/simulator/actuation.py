@@ -1,0 +1,144 @@
+"""The actuator side of a step, compiled with it: commanded efforts to the step's forces.
+
+``advance_nb(data, q, v, tau_cmd, external, soft, n_hard)`` is one ``Simulator.step`` from the
+commanded joint efforts on: the efforts checked finite and clamped to their limits, step 1
+(the dynamics workspace at (q, v) and M's factor), the velocity-limit rule on the efforts
+(limits/velocity_limits.py: evaluated at the end of the step for all joints at once), the
+generalized forces assembled, and steps 2-5 (contact/step_kernel.py). One compiled call: a
+step's Python side only validates its arguments and reads the results.
+
+Shapes: nj actuated joints, nv velocity coordinates; efforts [N m or N], generalized forces
+[N, N m] (docs/conventions.md).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from humanoid_sim.contact.kernels import cho_solve_into
+from humanoid_sim.contact.step_kernel import step_nb, update_dynamics_nb
+from humanoid_sim.limits.velocity_limits import (
+    CoupledWork,
+    VelocityRule,
+    coupled_effort_limits_into,
+    coupled_work,
+    free_joint_velocities_nb,
+)
+
+__all__ = ["NONFINITE_EFFORT", "SINGULAR_MASS", "Actuation", "actuation", "advance_nb", "limit_velocity_nb"]
+
+# advance_nb's own statuses beside step_nb's (contact/methods.py): the commanded efforts are
+# not finite (nothing was done); M is not positive definite at (q, v) (nothing was done)
+NONFINITE_EFFORT, SINGULAR_MASS = 10, 11
+
+
+class Actuation(NamedTuple):
+    """The actuated joints of one model and the arrays of their step (allocated once).
+
+    lower, upper (nj,): effort limits [N m or N]; joints (nj,) int64: their velocity
+    coordinates; rule: the velocity-limit rule's arrays (VelocityRule); ruled (1,) int64: 1 when
+    some joint has a velocity limit and a gain (else the rule is skipped); ramp (nj,): where a
+    joint's admissible effort starts to shrink, |qdot| > v_max - e / k_v (inf: no rule)
+    [rad/s or m/s]; work: the coupled rule's scratch (CoupledWork).
+    Per step: applied (nj,): the applied efforts (out); tau (nv,): the generalized forces of the
+    step (out); scratch: qdot_end, qdot_free, zero (nj,), force, rhs, acc (nv,), inverse (nv, nj),
+    inverse_joints (nj, nj), commanded (nj,).
+    """
+
+    lower: np.ndarray
+    upper: np.ndarray
+    joints: np.ndarray
+    rule: VelocityRule
+    ruled: np.ndarray
+    ramp: np.ndarray
+    work: CoupledWork
+    applied: np.ndarray
+    tau: np.ndarray
+    qdot_end: np.ndarray
+    qdot_free: np.ndarray
+    zero: np.ndarray
+    force: np.ndarray
+    rhs: np.ndarray
+    acc: np.ndarray
+    inverse: np.ndarray
+    inverse_joints: np.ndarray
+    commanded: np.ndarray
+
+
+def actuation(effort: np.ndarray, joints: np.ndarray, rule: VelocityRule, nv: int) -> Actuation:
+    """The Actuation of nj joints: effort (nj,) their effort limits [N m or N], joints (nj,)
+    their velocity coordinates, rule their velocity-limit rule; nv velocity coordinates."""
+    effort = np.ascontiguousarray(effort, dtype=float)
+    nj = len(effort)
+    on = np.isfinite(rule.velocity) & (rule.k_velocity > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ramp = rule.velocity - np.where(rule.k_velocity > 0, rule.effort / rule.k_velocity, np.inf)
+    return Actuation(
+        -effort, effort.copy(), np.ascontiguousarray(joints, dtype=np.int64), rule,
+        np.array([1 if np.any(on) else 0], dtype=np.int64), np.where(on, ramp, np.inf), coupled_work(nj),
+        np.zeros(nj), np.zeros(nv), np.zeros(nj), np.zeros(nj), np.zeros(nj), np.zeros(nv), np.zeros(nv),
+        np.zeros(nv), np.zeros((nv, nj)), np.zeros((nj, nj)), np.zeros(nj),
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def limit_velocity_nb(act, L, b, v, damping, external, dt) -> None:
+    """act.applied limited by the velocity-limit rule at the end of the step, all joints at once
+    (limits/velocity_limits.py), with the joint block of M^-1 (L: M's Cholesky factor (nv, nv))
+    and the joint velocities the step would reach without actuator effort (contacts not
+    counted): v (nv,), b (nv,) the bias forces, damping (nv,) [N m s/rad or N s/m], external
+    (nv,) the other generalized forces [N, N m], dt [s]. The rule's solution is unique: when the
+    applied efforts themselves end the step with every ruled joint short of its ramp, they are
+    that solution and no joint block of M^-1 is needed."""
+    nv = v.shape[0]
+    force = act.force
+    for i in range(nv):
+        force[i] = external[i] - b[i]
+    if free_joint_velocities_nb(L, force, v, damping, act.joints, act.applied, dt, act.rhs, act.acc, act.qdot_end,
+                                act.ramp):  # fmt: skip
+        return
+    free_joint_velocities_nb(L, force, v, damping, act.joints, act.zero, dt, act.rhs, act.acc, act.qdot_free, act.ramp)
+    inverse = act.inverse
+    nj = act.joints.shape[0]
+    inverse[:, :] = 0.0
+    for j in range(nj):
+        inverse[act.joints[j], j] = 1.0
+    cho_solve_into(L, inverse)
+    for a in range(nj):
+        for j in range(nj):
+            act.inverse_joints[a, j] = inverse[act.joints[a], j]
+        act.commanded[a] = act.applied[a]
+    coupled_effort_limits_into(act.commanded, act.qdot_free, act.inverse_joints, dt, act.rule, False, act.work,
+                               act.applied, act.qdot_end)  # fmt: skip
+
+
+@njit(cache=True)
+def advance_nb(d, q, v, tau_cmd, external, soft, n_hard) -> int:
+    """One step from (q (nq,), v (nv,)) with the commanded efforts tau_cmd (nj,), the external
+    generalized forces ``external`` (nv,) (pushes; the velocity-limit rule counts them) and the
+    providers' soft-row forces ``soft`` (nv,), and the first n_hard rows of d.hard (module
+    docstring). Returns NONFINITE_EFFORT or SINGULAR_MASS (nothing done), else step_nb's status;
+    d.actuation.applied then holds the applied efforts, d.out the new state and the reports."""
+    act = d.actuation
+    nj = tau_cmd.shape[0]
+    for j in range(nj):
+        t = tau_cmd[j]
+        if not math.isfinite(t):
+            return NONFINITE_EFFORT
+        act.applied[j] = min(max(t, act.lower[j]), act.upper[j])
+    if not update_dynamics_nb(d, q, v):
+        return SINGULAR_MASS
+    dyn = d.dyn
+    if act.ruled[0]:
+        limit_velocity_nb(act, d.solve.L, dyn.b, v, dyn.damping, external, d.params.dt)
+    tau = act.tau
+    tau[:] = 0.0
+    for j in range(nj):
+        tau[act.joints[j]] = act.applied[j]
+    for i in range(v.shape[0]):
+        tau[i] = tau[i] + external[i] + soft[i]
+    return step_nb(d, q, v, tau, n_hard, True)
