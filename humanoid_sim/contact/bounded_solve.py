@@ -39,10 +39,17 @@ is what p_v inside the hull means (_area_normal_rows); every other row takes its
 Gauss-Seidel update, and the block is then projected: f_z kept, f_t and n_z scaled onto
 their bounds (p_v is already in the hull, to rounding). (Row updates of the normal rows
 followed by a projection of p_v onto the hull stall at points that are not minimisers
-wherever the hull binds: a body turning fast onto the ground got no force at all.) The
-sweeps stop when no force changes by more than ``tol`` relative to the largest one, or no
-row's acceleration (B + ε I) λ by more than ``tol`` relative to the largest |r| (plus one),
-or after ``max_sweeps``. Each step starts from the
+wherever the hull binds: a body turning fast onto the ground got no force at all.) With the
+friction bound following f_z (f_z kept, f_t scaled), the sweeps converge to Coulomb's answer,
+not to the least of the objective over K, which presses harder to buy friction.
+
+From the SUBSPACE_FIRST-th sweep on, the faces of the sets on which the sweeps have put the
+blocks are solved exactly (_subspace_step): the sweeps alone move the forces of redundant
+contacts along B's near-null space at the pace of ε, and converge slowly wherever B is badly
+conditioned (a light link touching far from its centre of mass). The sweeps stop when no force
+changes by more than ``tol`` relative to the largest one, or no row's acceleration
+(B + ε I) λ by more than ``tol`` relative to the largest |r| (plus one), or after
+``max_sweeps``. Each step starts from the
 previous step's forces of the same contacts and rows (the caller's warm start). The result
 is the best multiple α λ (0 <= α <= 1) of the last iterate, so that it is never worse than
 no force (bounded_solve_nb).
@@ -56,7 +63,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from humanoid_sim.contact.kernels import cho_solve_vec
+from humanoid_sim.contact.kernels import cho_solve_vec, cholesky_into
 
 __all__ = [
     "BLOCK_BOX",
@@ -77,6 +84,8 @@ BLOCK_ONE_SIDED, BLOCK_POINT, BLOCK_LINE, BLOCK_SURFACE, BLOCK_BOX = 0, 1, 2, 3,
 BOUNDED_REGULARISATION = 1e-6  # ε / mean diag(B) of seed 002 Eq. 9, 11
 BOUNDED_SWEEPS = 200  # Gauss-Seidel sweeps at most
 BOUNDED_TOLERANCE = 1e-8  # largest change in a sweep, of a force or of a row's acceleration, relative, to stop
+SUBSPACE_FIRST = 4  # sweeps before the first subspace minimisation
+SUBSPACE_EVERY_SWEEP = 10  # subspace minimisations after as many sweeps in a row, then after 2^n sweeps
 
 
 class BoundedRows(NamedTuple):
@@ -322,6 +331,297 @@ def _in_area_cone(kind, x, hull) -> bool:
 
 
 @njit(cache=True)
+def _friction_rows(kind, s0):
+    """The first friction row of a contact block (f_x, f_y, then n_z for a line or surface)."""
+    return s0 + (1 if kind == BLOCK_POINT else (2 if kind == BLOCK_LINE else 3))
+
+
+@njit(cache=True)
+def _face_columns(rows, blk, lam, V, W, c0, tol) -> int:
+    """Columns c0.. of V (k, m), zero on entry: a basis of the face of block blk's set on which
+    its forces lam lie, so that the forces on that face are V μ (and none of the block's rows
+    is free when it has no force); W the same columns without the ties below (the rows whose
+    equations hold on the face: Coulomb's, where friction is tied to f_z, are the normal
+    rows' alone, as Ĥ of seed 000 Eq. 36). Returns the number of columns.
+
+    One-sided and box rows: free inside their bounds, held at them. A contact: none when
+    f_z = 0; else its normal rows are free where p_v lies inside the area, the two vertex
+    generators g = (1, y, -x) (a line's (1, -x)) of the edge p_v lies on, or the one of its
+    vertex; its friction free inside its bound or, at the bound, tied to f_z along its present
+    direction (f_t = μ f_z u, Coulomb's sliding; on the ray of a sliding contact at its end 0,
+    held at 0); its torsion free inside its bound or tied to f_z at it (n_z = ±μ d f_z). The
+    ties enter every column that carries f_z."""
+    kind = rows.block_kind[blk]
+    s0 = rows.block_start[blk]
+    if kind == BLOCK_ONE_SIDED or kind == BLOCK_BOX:
+        free = lam[s0] > 0.0 if kind == BLOCK_ONE_SIDED else abs(lam[s0]) < rows.bound[blk] * (1.0 - tol)
+        if free:
+            V[s0, c0] = W[s0, c0] = 1.0
+            return 1
+        return 0
+    fz = lam[s0]
+    if not fz > 0.0:
+        return 0
+    mu, arm = rows.mu[blk], rows.arm[blk]
+    ft = _friction_rows(kind, s0)
+    sx, sy = rows.slip[blk, 0], rows.slip[blk, 1]
+    tie0, tie1, tie2 = 0.0, 0.0, 0.0  # d(f_x, f_y, n_z) / d f_z on a bound
+    free_friction = 0
+    if sx != 0.0 or sy != 0.0:  # the ray against the sliding: f_t = -τ s
+        tau = -(lam[ft] * sx + lam[ft + 1] * sy)
+        if tau >= mu * fz * (1.0 - tol):
+            tie0, tie1 = -mu * sx, -mu * sy
+        elif tau > tol * mu * fz:
+            free_friction = 1
+    else:
+        t = math.sqrt(lam[ft] * lam[ft] + lam[ft + 1] * lam[ft + 1])
+        if t > 0.0 and t >= mu * fz * (1.0 - tol):
+            tie0, tie1 = mu * lam[ft] / t, mu * lam[ft + 1] / t
+        else:
+            free_friction = 2
+    free_torsion = False
+    if kind != BLOCK_POINT:
+        cap = mu * arm * fz
+        if cap > 0.0 and abs(lam[ft + 2]) >= cap * (1.0 - tol):
+            tie2 = mu * arm if lam[ft + 2] > 0.0 else -mu * arm
+        else:
+            free_torsion = cap > 0.0
+    # the normal rows' columns: (f_z entry, area entries), each with the ties
+    m = 0
+    h0, h1 = rows.hull_start[blk], rows.hull_start[blk + 1]
+    hull = rows.hull_xy[h0:h1]
+    if kind == BLOCK_POINT:
+        V[s0, c0] = 1.0
+        m = 1
+    elif kind == BLOCK_LINE:
+        x0, x1 = hull[0, 0], hull[hull.shape[0] - 1, 0]
+        px = -lam[s0 + 1] / fz
+        near = tol * max(1e-12, abs(x1 - x0))
+        if abs(px - x0) <= near or abs(px - x1) <= near:  # at an end: its generator (1, -x)
+            V[s0, c0] = 1.0
+            V[s0 + 1, c0] = -(x0 if abs(px - x0) <= abs(px - x1) else x1)
+            m = 1
+        else:
+            V[s0, c0] = 1.0
+            V[s0 + 1, c0 + 1] = 1.0
+            m = 2
+    else:
+        px, py = -lam[s0 + 2] / fz, lam[s0 + 1] / fz
+        h = hull.shape[0]
+        size = 0.0
+        for v in range(h):
+            size = max(size, abs(hull[v, 0]), abs(hull[v, 1]))
+        on = -1  # the edge p_v lies on, if any
+        on2 = -1
+        for i in range(h):
+            j = (i + 1) % h
+            ex, ey = hull[j, 0] - hull[i, 0], hull[j, 1] - hull[i, 1]
+            n = math.sqrt(ex * ex + ey * ey)
+            if n == 0.0:
+                continue
+            dist = (ex * (py - hull[i, 1]) - ey * (px - hull[i, 0])) / n  # >= 0 inside (ccw)
+            if dist <= tol * max(1e-12, size):
+                if on < 0:
+                    on = i
+                else:
+                    on2 = i
+        if on < 0:  # inside: f_z, n_x, n_y free
+            V[s0, c0] = 1.0
+            V[s0 + 1, c0 + 1] = 1.0
+            V[s0 + 2, c0 + 2] = 1.0
+            m = 3
+        else:
+            verts = (on, (on + 1) % h)
+            if on2 >= 0:  # two edges: their common vertex
+                verts = ((on + 1) % h, (on + 1) % h) if (on + 1) % h == on2 else (on, on)
+            count = 1 if verts[0] == verts[1] else 2
+            for c in range(count):
+                v = verts[c]
+                V[s0, c0 + c] = 1.0
+                V[s0 + 1, c0 + c] = hull[v, 1]
+                V[s0 + 2, c0 + c] = -hull[v, 0]
+            m = count
+    for c in range(c0, c0 + m):  # W: the normal rows' columns without the ties
+        for a in range(s0, ft):
+            W[a, c] = V[a, c]
+    for c in range(c0, c0 + m):  # the ties ride on f_z
+        V[ft, c] = tie0 * V[s0, c]
+        V[ft + 1, c] = tie1 * V[s0, c]
+        if kind != BLOCK_POINT:
+            V[ft + 2, c] = tie2 * V[s0, c]
+    if free_friction == 2:
+        V[ft, c0 + m] = W[ft, c0 + m] = 1.0
+        V[ft + 1, c0 + m + 1] = W[ft + 1, c0 + m + 1] = 1.0
+        m += 2
+    elif free_friction == 1:
+        V[ft, c0 + m] = W[ft, c0 + m] = -sx
+        V[ft + 1, c0 + m] = W[ft + 1, c0 + m] = -sy
+        m += 1
+    if free_torsion:
+        V[ft + 2, c0 + m] = W[ft + 2, c0 + m] = 1.0
+        m += 1
+    return m
+
+
+@njit(cache=True)
+def _in_set(rows, blk, lam, tol) -> bool:
+    """Whether block blk's forces lam lie in its set (module docstring), to tol relative."""
+    kind = rows.block_kind[blk]
+    s0 = rows.block_start[blk]
+    if kind == BLOCK_ONE_SIDED:
+        return lam[s0] >= 0.0
+    if kind == BLOCK_BOX:
+        return abs(lam[s0]) <= rows.bound[blk] * (1.0 + tol)
+    fz = lam[s0]
+    ft = _friction_rows(kind, s0)
+    n = (3 if kind == BLOCK_POINT else (5 if kind == BLOCK_LINE else 6))
+    if not fz > 0.0:
+        scale = 0.0
+        for a in range(s0, s0 + n):
+            scale = max(scale, abs(lam[a]))
+        return scale == 0.0
+    mu, arm = rows.mu[blk], rows.arm[blk]
+    slack = tol * fz
+    sx, sy = rows.slip[blk, 0], rows.slip[blk, 1]
+    if sx != 0.0 or sy != 0.0:
+        tau = -(lam[ft] * sx + lam[ft + 1] * sy)
+        across = abs(lam[ft] * sy - lam[ft + 1] * sx)
+        if tau < -slack or tau > mu * fz + slack or across > slack:
+            return False
+    elif math.sqrt(lam[ft] ** 2 + lam[ft + 1] ** 2) > mu * fz + slack:
+        return False
+    h0, h1 = rows.hull_start[blk], rows.hull_start[blk + 1]
+    hull = rows.hull_xy[h0:h1]
+    if kind == BLOCK_LINE:
+        x0, x1 = hull[0, 0], hull[hull.shape[0] - 1, 0]
+        px = -lam[s0 + 1] / fz
+        span = tol * max(1e-12, abs(x1 - x0))
+        if px < min(x0, x1) - span or px > max(x0, x1) + span:
+            return False
+    elif kind == BLOCK_SURFACE:
+        px, py = -lam[s0 + 2] / fz, lam[s0 + 1] / fz
+        qx, qy = _nearest_in_polygon(px, py, hull)
+        size = 0.0
+        for v in range(hull.shape[0]):
+            size = max(size, abs(hull[v, 0]), abs(hull[v, 1]))
+        if math.hypot(qx - px, qy - py) > tol * max(1e-12, size):
+            return False
+    if kind != BLOCK_POINT and abs(lam[ft + 2]) > mu * arm * fz + slack:
+        return False
+    return True
+
+
+@njit(cache=True)
+def _lu_solve_inplace(Q, x, m) -> bool:
+    """Solve Q[:m, :m] y = x[:m] by LU with partial pivoting, y into x (Q overwritten);
+    False when a pivot vanishes."""
+    for c in range(m):
+        p = c
+        for a in range(c + 1, m):
+            if abs(Q[a, c]) > abs(Q[p, c]):
+                p = a
+        if Q[p, c] == 0.0:
+            return False
+        if p != c:
+            for b in range(m):
+                Q[c, b], Q[p, b] = Q[p, b], Q[c, b]
+            x[c], x[p] = x[p], x[c]
+        for a in range(c + 1, m):
+            f = Q[a, c] / Q[c, c]
+            if f != 0.0:
+                for b in range(c, m):
+                    Q[a, b] -= f * Q[c, b]
+                x[a] -= f * x[c]
+    for c in range(m - 1, -1, -1):
+        t = x[c]
+        for b in range(c + 1, m):
+            t -= Q[c, b] * x[b]
+        x[c] = t / Q[c, c]
+    return True
+
+
+@njit(cache=True)
+def _subspace_step(rows, L, B, eps, r, lam, w, V, W, Z, ZW, target, tol) -> bool:
+    """One subspace solve: the forces λ = V μ on the faces on which the blocks' forces lam lie
+    (_face_columns) whose rows' equations hold there, Wᵀ ((B + ε I) V μ - r) = 0, solved
+    exactly (B's near-null space included), taken when they lie in the sets (then returns True
+    and updates lam and w = (B + ε I) lam); else lam is kept for the sweeps, which find the
+    faces again. With no friction at a bound W = V and this is the least of the objective on
+    the faces; with friction tied to f_z (Coulomb's sliding) the normal rows hold and the
+    friction rides on f_z, the fixed point the sweeps converge to (the least of the objective
+    would press harder to buy friction). L: the Cholesky factor of A, B = H A^-1 Hᵀ = ZᵀZ with
+    Z = L^-1 Hᵀ, so that Wᵀ B V = (Z W)ᵀ (Z V) costs nv m² rather than k² m. V, W (k, k),
+    Z, ZW (nv, k), target (k,): scratch. (Projected Gauss-Seidel alone moves the forces of
+    redundant contacts along B's near-null space at the pace of ε: 200 sweeps left a robot
+    lying on ten contacts with its support 25 % off its weight.)"""
+    k = lam.shape[0]
+    nb = rows.block_kind.shape[0]
+    for a in range(k):
+        for c in range(k):
+            V[a, c] = 0.0
+            W[a, c] = 0.0
+    m = 0
+    for blk in range(nb):
+        m += _face_columns(rows, blk, lam, V, W, m, tol)
+    if m == 0:
+        return False
+    H = rows.H
+    nv = H.shape[1]
+    lo = np.empty(m, np.int64)  # each column's rows: those of its block
+    hi = np.empty(m, np.int64)
+    for c in range(m):
+        lo[c], hi[c] = k, 0
+        for a in range(k):
+            if V[a, c] != 0.0 or W[a, c] != 0.0:
+                lo[c] = min(lo[c], a)
+                hi[c] = a + 1
+    for c in range(m):  # Z[:, c] = L^-1 Hᵀ V[:, c], ZW[:, c] = L^-1 Hᵀ W[:, c]
+        for i in range(nv):
+            t = 0.0
+            u = 0.0
+            for a in range(lo[c], hi[c]):
+                t += H[a, i] * V[a, c]
+                u += H[a, i] * W[a, c]
+            for j in range(i):
+                t -= L[i, j] * Z[j, c]
+                u -= L[i, j] * ZW[j, c]
+            Z[i, c] = t / L[i, i]
+            ZW[i, c] = u / L[i, i]
+    Q = np.empty((m, m))
+    x = np.empty(m)
+    for c in range(m):
+        t = 0.0
+        for a in range(lo[c], hi[c]):
+            t += W[a, c] * r[a]
+        x[c] = t
+        for d in range(m):
+            t = 0.0
+            for i in range(nv):
+                t += ZW[i, c] * Z[i, d]
+            for a in range(max(lo[c], lo[d]), min(hi[c], hi[d])):
+                t += eps * W[a, c] * V[a, d]
+            Q[c, d] = t
+    if not _lu_solve_inplace(Q, x, m):
+        return False
+    for a in range(k):
+        t = 0.0
+        for c in range(m):
+            t += V[a, c] * x[c]
+        target[a] = t
+    for blk in range(nb):
+        if not _in_set(rows, blk, target, 1e-9):
+            return False
+    for a in range(k):
+        lam[a] = target[a]
+    for a in range(k):
+        t = eps * lam[a]
+        for b in range(k):
+            t += B[a, b] * lam[b]
+        w[a] = t
+    return True
+
+
+@njit(cache=True)
 def regularised_product_nb(B, eps, x, r, w, m) -> float:
     """w[:m] = (B + ε I) x over the first m rows and columns (a projected Gauss-Seidel
     solver's running product, then updated row by row); returns max |r[:m]|, the scale of
@@ -396,6 +696,12 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam) -> int:
     G = np.zeros((3, h_max))  # an area's generators, its rows' block, right side and scratch (_area_normal_rows)
     P = np.empty((3, 3))
     c = np.empty(9)
+    V = np.empty((k, k))  # the subspace solve's scratch (_subspace_step)
+    W = np.empty((k, k))
+    Z = np.empty((nv, k))
+    ZW = np.empty((nv, k))
+    target = np.empty(k)
+    subspace_at = SUBSPACE_FIRST
     sweeps = 0
     for sweeps in range(1, max_sweeps + 1):
         change = 0.0
@@ -441,6 +747,10 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam) -> int:
         # no motion and which the next steps' warm starts go on converging)
         if change <= tol * (1.0 + largest) or moved <= tol * (1.0 + r_max):
             break
+        if sweeps == subspace_at:  # the faces the sweeps have found, solved exactly; the next
+            # sweep checks them (a force that leaves its face moves, and the faces are found again)
+            _subspace_step(rows, L, B, eps, r, lam, w, V, W, Z, ZW, target, 1e-9)
+            subspace_at += 1 if sweeps < SUBSPACE_FIRST + SUBSPACE_EVERY_SWEEP - 1 else subspace_at
     # The best multiple of the final iterate: α λ stays in K for 0 <= α <= 1 (every block is
     # a cone, or a box about 0), and f(α λ) = ½ α² λᵀ(B + ε I)λ - α λᵀ r (r with ε λ0) is least at
     # α = λᵀ r / λᵀ(B + ε I)λ. At the minimiser α = 1; for an iterate the sweeps left short of

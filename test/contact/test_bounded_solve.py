@@ -143,6 +143,51 @@ def test_a_face_turning_fast_onto_the_ground_gets_the_impulse_of_its_corners(spi
     assert np.all(lam[3:] == 0.0)  # frictionless, no torsion
 
 
+def _lever_rows(mu):
+    """A light body (1 kg, 0.002 kg m² about its centre of mass) on one point contact 0.2 m
+    from its centre of mass along x and 0.3 m below it: B is badly conditioned (the point's
+    rotational mobility is 45 times its translational one). Rows v_z, v_x, v_y of the point."""
+    M = np.diag([1.0, 1.0, 1.0, 0.002, 0.002, 0.002])
+    H = np.zeros((3, 6))
+    p = np.array([-0.2, 0.0, -0.3])
+    for row, axis in enumerate((2, 0, 1)):  # the point's velocity v + ω x p
+        e = np.zeros(3)
+        e[axis] = 1.0
+        H[row, :3] = e
+        H[row, 3:] = np.cross(p, e)
+    return _rows(H, np.zeros(3), [BLOCK_POINT], [3], mu=mu), M, H
+
+
+@pytest.mark.parametrize("push, mu", [(5.0, 0.8), (20.0, 0.8)])
+def test_a_light_body_on_a_far_contact_gets_coulombs_answer_in_a_few_sweeps(push, mu):
+    """The body of _lever_rows pushed sideways at 5 m/s² (its contact holds it, friction
+    inside the cone) or 20 m/s² (it cannot: Coulomb's answer slides it with its friction at
+    μ f_z against the point's sliding, the normal row held). Projected Gauss-Seidel alone took
+    200 sweeps and more for both, and for the second stopped at its cap with the point
+    accelerating off the ground at 2 m/s² while pressed on it (f_z > 0): not an answer. The
+    subspace solve on the faces the sweeps found gets it in a few."""
+    rows, M, H = _lever_rows(mu)
+    base = np.array([push, 0.0, -G, 0.0, 0.0, 0.0])
+    L = np.zeros_like(M)
+    assert cholesky_into(M, L)
+    x = np.empty(6)
+    lam = np.zeros(3)
+    sweeps = bounded_solve_nb(rows, L, base, 1e-6, BOUNDED_SWEEPS, 1e-8, x, lam)
+    assert sweeps <= 10
+    fz, ft = lam[0], lam[1:3]
+    a_n, a_t = H[0] @ x, H[1:3] @ x
+    assert fz > 0.0
+    # held on the ground, to the regularisation's bias (ε λ of a cold start: 1e-6 of B's diagonal)
+    assert abs(a_n) < 1e-3
+    if push == 5.0:  # sticking: inside the cone, the point held
+        assert np.linalg.norm(ft) < mu * fz
+        assert np.linalg.norm(a_t) < 1e-3
+    else:  # sliding: on the cone, against the point's sliding
+        assert np.linalg.norm(ft) == pytest.approx(mu * fz, rel=1e-9)
+        assert np.linalg.norm(a_t) > 1.0
+        assert ft @ a_t == pytest.approx(-np.linalg.norm(ft) * np.linalg.norm(a_t), rel=1e-6)
+
+
 def _valid(report, mu_s, tol=1e-6):
     """The checks of seed 000 4.4-4.5 on a reported wrench (virtual-link frame)."""
     f = report.wrench_local
