@@ -43,9 +43,9 @@ def configure_numba_cache_dir() -> str:
     return os.environ["NUMBA_CACHE_DIR"]
 
 
-# Wall time of a first start's compilation of every kernel, measured on a 2-core machine
-# (library 46 s; node warm-up with the controller beside it up to ~90 s): for the progress line.
-FIRST_COMPILE_ESTIMATE_S = 60
+# Wall time of a first start's compilation of every kernel, measured on a 2-core machine (the
+# node's and the walking controller's warm-up of a fresh install: 357 s): for the progress lines.
+FIRST_COMPILE_ESTIMATE_S = 360
 
 
 def kernel_cache_subpath(source_dir: Path) -> str:

@@ -131,7 +131,7 @@ fi
 #    that the installed copy is imported, not the source tree.
 if ! (cd / && "$VENV/bin/python" -P -c 'import sys; from humanoid_sim.numba_cache import kernels_cached
 sys.exit(0 if kernels_cached() else 1)') >/dev/null 2>&1; then
-  log "compiling the physics and controller kernels of the installed package (once per install; ~1-2 min on 2 cores)"
+  log "compiling the physics and controller kernels of the installed package (once per install; ~6 min on 2 cores)"
   # shellcheck source=env.sh
   if ! (source "$ROOT/scripts/env.sh" && cd / && python -P -m humanoid_sim.ros.warm_kernels | sed 's/^/[setup] /'); then
     log "warning: the kernels could not be compiled now; the first start of the node compiles them"

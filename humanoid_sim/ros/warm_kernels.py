@@ -52,7 +52,7 @@ def warm_kernels() -> float:
 def main() -> int:
     """Entry point (see the module docstring)."""
     cached = kernels_cached()
-    what = "loading" if cached else f"compiling (~{FIRST_COMPILE_ESTIMATE_S}-90 s on 2 cores)"
+    what = "loading" if cached else f"compiling (~{FIRST_COMPILE_ESTIMATE_S // 60} min on 2 cores)"
     print(f"humanoid_sim: {what} the kernels of the simulation node and the walking controller"
           f" into {configure_numba_cache_dir()} ...", flush=True)
     rclpy.init(args=["--ros-args", "--log-level", "warn"])

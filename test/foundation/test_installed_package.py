@@ -4,7 +4,7 @@ another one, with neither the source tree nor the ament index in sight.
 The library finds its data (poses, configs, the URDF) through the installed package, the
 robot stands on its "stand" pose and walks with the in-process walking controller; the node
 of the same installed copy starts from the stand pose. A first run compiles every numba
-kernel for the new install location (about a minute on 2 cores), hence ``slow``: CI runs it
+kernel for the new install location (about six minutes on 2 cores), hence ``slow``: CI runs it
 in its own step (.ci/run).
 """
 
