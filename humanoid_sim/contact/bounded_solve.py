@@ -63,7 +63,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from humanoid_sim.contact.kernels import cho_solve_vec, cholesky_into
+from humanoid_sim.contact.kernels import cho_solve_vec, cholesky_into, lu_solve_into
 
 __all__ = [
     "BLOCK_BOX",
@@ -113,6 +113,21 @@ class BoundedRows(NamedTuple):
     hull_xy: np.ndarray
     hull_start: np.ndarray
     slip: np.ndarray
+
+
+class SubspaceWork(NamedTuple):
+    """Scratch of the subspace solve (_subspace_step) of k rows over nv dofs, allocated once
+    per bounded solve."""
+
+    V: np.ndarray  # (k, k): the faces' basis, λ = V μ
+    W: np.ndarray  # (k, k): V without the friction's ties (the rows whose equations hold)
+    Z: np.ndarray  # (nv, k): L^-1 Hᵀ V
+    ZW: np.ndarray  # (nv, k): L^-1 Hᵀ W
+    Q: np.ndarray  # (k, k): Wᵀ (B + ε I) V
+    y: np.ndarray  # (k,): Wᵀ r, then μ
+    target: np.ndarray  # (k,): V μ
+    lo: np.ndarray  # (k,) int64: each column's first row
+    hi: np.ndarray  # (k,) int64: one past each column's last row
 
 
 @njit(cache=True)
@@ -512,36 +527,7 @@ def _in_set(rows, blk, lam, tol) -> bool:
 
 
 @njit(cache=True)
-def _lu_solve_inplace(Q, x, m) -> bool:
-    """Solve Q[:m, :m] y = x[:m] by LU with partial pivoting, y into x (Q overwritten);
-    False when a pivot vanishes."""
-    for c in range(m):
-        p = c
-        for a in range(c + 1, m):
-            if abs(Q[a, c]) > abs(Q[p, c]):
-                p = a
-        if Q[p, c] == 0.0:
-            return False
-        if p != c:
-            for b in range(m):
-                Q[c, b], Q[p, b] = Q[p, b], Q[c, b]
-            x[c], x[p] = x[p], x[c]
-        for a in range(c + 1, m):
-            f = Q[a, c] / Q[c, c]
-            if f != 0.0:
-                for b in range(c, m):
-                    Q[a, b] -= f * Q[c, b]
-                x[a] -= f * x[c]
-    for c in range(m - 1, -1, -1):
-        t = x[c]
-        for b in range(c + 1, m):
-            t -= Q[c, b] * x[b]
-        x[c] = t / Q[c, c]
-    return True
-
-
-@njit(cache=True)
-def _subspace_step(rows, L, B, eps, r, lam, w, V, W, Z, ZW, target, tol) -> bool:
+def _subspace_step(rows, L, B, eps, r, lam, w, sw, tol) -> bool:
     """One subspace solve: the forces λ = V μ on the faces on which the blocks' forces lam lie
     (_face_columns) whose rows' equations hold there, Wᵀ ((B + ε I) V μ - r) = 0, solved
     exactly (B's near-null space included), taken when they lie in the sets (then returns True
@@ -550,10 +536,11 @@ def _subspace_step(rows, L, B, eps, r, lam, w, V, W, Z, ZW, target, tol) -> bool
     the faces; with friction tied to f_z (Coulomb's sliding) the normal rows hold and the
     friction rides on f_z, the fixed point the sweeps converge to (the least of the objective
     would press harder to buy friction). L: the Cholesky factor of A, B = H A^-1 Hᵀ = ZᵀZ with
-    Z = L^-1 Hᵀ, so that Wᵀ B V = (Z W)ᵀ (Z V) costs nv m² rather than k² m. V, W (k, k),
-    Z, ZW (nv, k), target (k,): scratch. (Projected Gauss-Seidel alone moves the forces of
+    Z = L^-1 Hᵀ, so that Wᵀ B V = (Z W)ᵀ (Z V) costs nv m² rather than k² m. sw: SubspaceWork
+    of at least k rows. (Projected Gauss-Seidel alone moves the forces of
     redundant contacts along B's near-null space at the pace of ε: 200 sweeps left a robot
     lying on ten contacts with its support 25 % off its weight.)"""
+    V, W, Z, ZW, Q, x, target, lo, hi = sw.V, sw.W, sw.Z, sw.ZW, sw.Q, sw.y, sw.target, sw.lo, sw.hi
     k = lam.shape[0]
     nb = rows.block_kind.shape[0]
     for a in range(k):
@@ -567,9 +554,7 @@ def _subspace_step(rows, L, B, eps, r, lam, w, V, W, Z, ZW, target, tol) -> bool
         return False
     H = rows.H
     nv = H.shape[1]
-    lo = np.empty(m, np.int64)  # each column's rows: those of its block
-    hi = np.empty(m, np.int64)
-    for c in range(m):
+    for c in range(m):  # each column's rows: those of its block
         lo[c], hi[c] = k, 0
         for a in range(k):
             if V[a, c] != 0.0 or W[a, c] != 0.0:
@@ -587,8 +572,6 @@ def _subspace_step(rows, L, B, eps, r, lam, w, V, W, Z, ZW, target, tol) -> bool
                 u -= L[i, j] * ZW[j, c]
             Z[i, c] = t / L[i, i]
             ZW[i, c] = u / L[i, i]
-    Q = np.empty((m, m))
-    x = np.empty(m)
     for c in range(m):
         t = 0.0
         for a in range(lo[c], hi[c]):
@@ -601,7 +584,7 @@ def _subspace_step(rows, L, B, eps, r, lam, w, V, W, Z, ZW, target, tol) -> bool
             for a in range(max(lo[c], lo[d]), min(hi[c], hi[d])):
                 t += eps * W[a, c] * V[a, d]
             Q[c, d] = t
-    if not _lu_solve_inplace(Q, x, m):
+    if lu_solve_into(Q, x, m)[0] == 0.0:
         return False
     for a in range(k):
         t = 0.0
@@ -696,11 +679,8 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam) -> int:
     G = np.zeros((3, h_max))  # an area's generators, its rows' block, right side and scratch (_area_normal_rows)
     P = np.empty((3, 3))
     c = np.empty(9)
-    V = np.empty((k, k))  # the subspace solve's scratch (_subspace_step)
-    W = np.empty((k, k))
-    Z = np.empty((nv, k))
-    ZW = np.empty((nv, k))
-    target = np.empty(k)
+    sw = SubspaceWork(np.empty((k, k)), np.empty((k, k)), np.empty((nv, k)), np.empty((nv, k)), np.empty((k, k)),
+                      np.empty(k), np.empty(k), np.empty(k, np.int64), np.empty(k, np.int64))  # fmt: skip
     subspace_at = SUBSPACE_FIRST
     sweeps = 0
     for sweeps in range(1, max_sweeps + 1):
@@ -749,7 +729,7 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam) -> int:
             break
         if sweeps == subspace_at:  # the faces the sweeps have found, solved exactly; the next
             # sweep checks them (a force that leaves its face moves, and the faces are found again)
-            _subspace_step(rows, L, B, eps, r, lam, w, V, W, Z, ZW, target, 1e-9)
+            _subspace_step(rows, L, B, eps, r, lam, w, sw, 1e-9)
             subspace_at += 1 if sweeps < SUBSPACE_FIRST + SUBSPACE_EVERY_SWEEP - 1 else subspace_at
     # The best multiple of the final iterate: α λ stays in K for 0 <= α <= 1 (every block is
     # a cone, or a box about 0), and f(α λ) = ½ α² λᵀ(B + ε I)λ - α λᵀ r (r with ε λ0) is least at

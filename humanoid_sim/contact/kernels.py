@@ -72,6 +72,39 @@ def cho_solve_vec(L, b, out) -> None:
         out[i] = t / L[i, i]
 
 
+@njit(cache=True)
+def lu_solve_into(A, x, m):
+    """Solve A[:m, :m] y = x[:m] by LU with partial pivoting, y into x[:m] (A overwritten by
+    its factors). Returns the smallest and the largest |pivot|, for the caller's rank test;
+    a pivot of exactly 0 returns (0, largest) with x left eliminated, not solved."""
+    pmin, pmax = 1e300, 0.0
+    for c in range(m):
+        p = c
+        for a in range(c + 1, m):
+            if abs(A[a, c]) > abs(A[p, c]):
+                p = a
+        pmin = min(pmin, abs(A[p, c]))
+        pmax = max(pmax, abs(A[p, c]))
+        if A[p, c] == 0.0:
+            return 0.0, pmax
+        if p != c:
+            for b in range(m):
+                A[c, b], A[p, b] = A[p, b], A[c, b]
+            x[c], x[p] = x[p], x[c]
+        for a in range(c + 1, m):
+            f = A[a, c] / A[c, c]
+            if f != 0.0:
+                for b in range(c, m):
+                    A[a, b] -= f * A[c, b]
+                x[a] -= f * x[c]
+    for c in range(m - 1, -1, -1):
+        t = x[c]
+        for b in range(c + 1, m):
+            t -= A[c, b] * x[b]
+        x[c] = t / A[c, c]
+    return pmin, pmax
+
+
 # ---------------------------------------------------------------- 2-D geometry
 
 

@@ -45,7 +45,7 @@ import numpy as np
 from numba import njit
 
 from humanoid_sim.contact.convex_shapes import BOX, CAPSULE, CYLINDER, MESH, SPHERE, ShapeSet
-from humanoid_sim.contact.kernels import RIM_POINTS
+from humanoid_sim.contact.kernels import RIM_POINTS, lu_solve_into
 
 __all__ = [
     "CYLINDER_SIDES",
@@ -202,28 +202,9 @@ def _solve_small(G, r, m, mu) -> bool:
         scale = max(scale, abs(G[i, i]))
     if scale <= 0.0:
         return False
-    for c in range(m):
-        piv = c
-        for i in range(c + 1, m):
-            if abs(G[i, c]) > abs(G[piv, c]):
-                piv = i
-        if abs(G[piv, c]) <= 1e-13 * scale:
-            return False
-        if piv != c:
-            for j in range(m):
-                G[c, j], G[piv, j] = G[piv, j], G[c, j]
-            r[c], r[piv] = r[piv], r[c]
-        for i in range(c + 1, m):
-            f = G[i, c] / G[c, c]
-            for j in range(c, m):
-                G[i, j] -= f * G[c, j]
-            r[i] -= f * r[c]
-    for i in range(m - 1, -1, -1):
-        t = r[i]
-        for j in range(i + 1, m):
-            t -= G[i, j] * mu[j]
-        mu[i] = t / G[i, i]
-    return True
+    for i in range(m):
+        mu[i] = r[i]
+    return lu_solve_into(G, mu, m)[0] > 1e-13 * scale
 
 
 @njit(cache=True)

@@ -61,6 +61,7 @@ from humanoid_sim.contact.kernels import (
     contact_kinematics_nb,
     desired_acceleration_nb,
     detect_points_nb,
+    lu_solve_into,
     mean_distance_nb,
     nearest_feature_nb,
     rolling_drift_nb,
@@ -555,33 +556,11 @@ def _lu_solve(B, r, out) -> bool:
     k = B.shape[0]
     A = B.copy()
     x = r.copy()
-    pmin, pmax = 1e300, 0.0
-    for c in range(k):
-        p = c
-        for a in range(c + 1, k):
-            if abs(A[a, c]) > abs(A[p, c]):
-                p = a
-        pmin = min(pmin, abs(A[p, c]))
-        pmax = max(pmax, abs(A[p, c]))
-        if A[p, c] == 0.0:
-            return False
-        if p != c:
-            for b in range(k):
-                A[c, b], A[p, b] = A[p, b], A[c, b]
-            x[c], x[p] = x[p], x[c]
-        for a in range(c + 1, k):
-            f = A[a, c] / A[c, c]
-            if f != 0.0:
-                for b in range(c, k):
-                    A[a, b] -= f * A[c, b]
-                x[a] -= f * x[c]
+    pmin, pmax = lu_solve_into(A, x, k)
     if not pmin > LU_PIVOT_RATIO * pmax:  # dependent rows: λ would be arbitrary
         return False
-    for c in range(k - 1, -1, -1):
-        s = x[c]
-        for b in range(c + 1, k):
-            s -= A[c, b] * out[b]
-        out[c] = s / A[c, c]
+    for c in range(k):
+        out[c] = x[c]
     res = 0.0
     nr = 0.0
     for a in range(k):
