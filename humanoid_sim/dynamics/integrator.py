@@ -44,6 +44,7 @@ from humanoid_sim.dynamics.kernels import (
     _dot6,
     body_inertia_nb,
     body_pose_nb,
+    body_motion_nb,
     body_subspace_nb,
     integrate_nb,
     joint_transform_nb,
@@ -132,30 +133,8 @@ def free_acceleration_nb(tree, w, q, v, tau, qdd) -> None:
                                tree.q_index, q)  # fmt: skip
         body_pose_nb(i, k, X, R, p)
         body_subspace_nb(i, tree.joint_type, tree.joint_axis, v_index, R, p, S)
-        vi = v_index[i]
-        m0 = m1 = m2 = m3 = m4 = m5 = 0.0  # S_i qd_i
-        for d in range(ndof[i]):
-            qd = v[vi + d]
-            m0 += S[vi + d, 0] * qd
-            m1 += S[vi + d, 1] * qd
-            m2 += S[vi + d, 2] * qd
-            m3 += S[vi + d, 3] * qd
-            m4 += S[vi + d, 4] * qd
-            m5 += S[vi + d, 5] * qd
-        if k < 0:
-            V[i, 0], V[i, 1], V[i, 2], V[i, 3], V[i, 4], V[i, 5] = m0, m1, m2, m3, m4, m5
-        else:
-            V[i, 0], V[i, 1], V[i, 2] = V[k, 0] + m0, V[k, 1] + m1, V[k, 2] + m2
-            V[i, 3], V[i, 4], V[i, 5] = V[k, 3] + m3, V[k, 4] + m4, V[k, 5] + m5
+        body_motion_nb(i, k, ndof, v_index, S, v, V, A)
         w0, w1, w2 = V[i, 3], V[i, 4], V[i, 5]
-        x0, x1, x2 = _cross(w0, w1, w2, m0, m1, m2)  # V x (S qd) = (ω x m_v + v x m_ω, ω x m_ω)
-        y0, y1, y2 = _cross(V[i, 0], V[i, 1], V[i, 2], m3, m4, m5)
-        z0, z1, z2 = _cross(w0, w1, w2, m3, m4, m5)
-        if k < 0:
-            A[i, 0], A[i, 1], A[i, 2], A[i, 3], A[i, 4], A[i, 5] = x0 + y0, x1 + y1, x2 + y2, z0, z1, z2
-        else:
-            A[i, 0], A[i, 1], A[i, 2] = A[k, 0] + (x0 + y0), A[k, 1] + (x1 + y1), A[k, 2] + (x2 + y2)
-            A[i, 3], A[i, 4], A[i, 5] = A[k, 3] + z0, A[k, 4] + z1, A[k, 5] + z2
         I = IA[i]
         body_inertia_nb(i, tree.mass, tree.com, tree.inertia_com, R, p, I)
         h0 = h1 = h2 = h3 = h4 = h5 = 0.0  # h = I V; p^A = V x* h = (ω x h_v, ω x h_ω + v x h_v)

@@ -195,6 +195,36 @@ def body_subspace_nb(i, joint_type, joint_axis, v_index, R, p, S) -> None:
             S[vi, 5] = 0.0
 
 
+
+@njit(cache=True)
+def body_motion_nb(i, k, ndof, v_index, S, v, V, A) -> None:
+    """Body i's spatial velocity V[i] = V[k] + S_i qd_i and velocity-product acceleration
+    A[i] = A[k] + V[i] x (S_i qd_i) (velocities_nb), from its parent k's (k < 0: the root)."""
+    vi = v_index[i]
+    m0 = m1 = m2 = m3 = m4 = m5 = 0.0  # S_i qd_i
+    for d in range(ndof[i]):
+        qd = v[vi + d]
+        m0 += S[vi + d, 0] * qd
+        m1 += S[vi + d, 1] * qd
+        m2 += S[vi + d, 2] * qd
+        m3 += S[vi + d, 3] * qd
+        m4 += S[vi + d, 4] * qd
+        m5 += S[vi + d, 5] * qd
+    if k < 0:
+        V[i, 0], V[i, 1], V[i, 2], V[i, 3], V[i, 4], V[i, 5] = m0, m1, m2, m3, m4, m5
+    else:
+        V[i, 0], V[i, 1], V[i, 2] = V[k, 0] + m0, V[k, 1] + m1, V[k, 2] + m2
+        V[i, 3], V[i, 4], V[i, 5] = V[k, 3] + m3, V[k, 4] + m4, V[k, 5] + m5
+    w0, w1, w2 = V[i, 3], V[i, 4], V[i, 5]
+    x0, x1, x2 = _cross(w0, w1, w2, m0, m1, m2)  # V x (S qd) = (ω x m_v + v x m_ω, ω x m_ω)
+    y0, y1, y2 = _cross(V[i, 0], V[i, 1], V[i, 2], m3, m4, m5)
+    z0, z1, z2 = _cross(w0, w1, w2, m3, m4, m5)
+    if k < 0:
+        A[i, 0], A[i, 1], A[i, 2], A[i, 3], A[i, 4], A[i, 5] = x0 + y0, x1 + y1, x2 + y2, z0, z1, z2
+    else:
+        A[i, 0], A[i, 1], A[i, 2] = A[k, 0] + (x0 + y0), A[k, 1] + (x1 + y1), A[k, 2] + (x2 + y2)
+        A[i, 3], A[i, 4], A[i, 5] = A[k, 3] + z0, A[k, 4] + z1, A[k, 5] + z2
+
 @njit(cache=True)
 def motion_subspace_nb(joint_type, joint_axis, v_index, R, p, S) -> None:
     """World-frame motion subspace rows S (nv, 6) from the body poses.
@@ -648,31 +678,8 @@ def update_all_nb(
         X = joint_transform_nb(i, joint_type, joint_axis, R_parent_joint, p_parent_joint, q_index, q)
         body_pose_nb(i, k, X, R, p)
         body_subspace_nb(i, joint_type, joint_axis, v_index, R, p, S)
-        # V_i = V_k + S_i qd_i; A_i = A_k + V_i x (S_i qd_i) (velocities_nb)
-        vi = v_index[i]
-        m0 = m1 = m2 = m3 = m4 = m5 = 0.0
-        for d in range(ndof[i]):
-            qd = v[vi + d]
-            m0 += S[vi + d, 0] * qd
-            m1 += S[vi + d, 1] * qd
-            m2 += S[vi + d, 2] * qd
-            m3 += S[vi + d, 3] * qd
-            m4 += S[vi + d, 4] * qd
-            m5 += S[vi + d, 5] * qd
-        if k < 0:
-            V[i, 0], V[i, 1], V[i, 2], V[i, 3], V[i, 4], V[i, 5] = m0, m1, m2, m3, m4, m5
-        else:
-            V[i, 0], V[i, 1], V[i, 2] = V[k, 0] + m0, V[k, 1] + m1, V[k, 2] + m2
-            V[i, 3], V[i, 4], V[i, 5] = V[k, 3] + m3, V[k, 4] + m4, V[k, 5] + m5
+        body_motion_nb(i, k, ndof, v_index, S, v, V, A)
         w0, w1, w2 = V[i, 3], V[i, 4], V[i, 5]
-        x0, x1, x2 = _cross(w0, w1, w2, m0, m1, m2)
-        y0, y1, y2 = _cross(V[i, 0], V[i, 1], V[i, 2], m3, m4, m5)
-        z0, z1, z2 = _cross(w0, w1, w2, m3, m4, m5)
-        if k < 0:
-            A[i, 0], A[i, 1], A[i, 2], A[i, 3], A[i, 4], A[i, 5] = x0 + y0, x1 + y1, x2 + y2, z0, z1, z2
-        else:
-            A[i, 0], A[i, 1], A[i, 2] = A[k, 0] + (x0 + y0), A[k, 1] + (x1 + y1), A[k, 2] + (x2 + y2)
-            A[i, 3], A[i, 4], A[i, 5] = A[k, 3] + z0, A[k, 4] + z1, A[k, 5] + z2
         body_inertia_nb(i, mass, com, inertia_com, R, p, Iw[i])
         # RNEA from the root with q̈ = 0: acc_i = acc_k + (A_i - A_k); f_i = Iw acc_i + V_i x* Iw V_i
         for r in range(6):
