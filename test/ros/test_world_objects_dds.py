@@ -67,7 +67,8 @@ def test_world_objects_in_tf_markers_contacts_and_entity_services(ros):
         return listener.call(srv_type, f"humanoid_sim/{name}", request or srv_type.Request(), timeout=timeout)
 
     def step(n):
-        answer = call(StepSimulation, "step_simulation", StepSimulation.Request(steps=n), timeout=60.0)
+        # STARTUP_S: the first steps of a rebuilt world (after a spawn) may compile kernels for it
+        answer = call(StepSimulation, "step_simulation", StepSimulation.Request(steps=n), timeout=STARTUP_S)
         assert answer.result.result == OK, answer.result.error_message
 
     def state(name):
