@@ -117,7 +117,7 @@ class BoundedRows(NamedTuple):
 
 class SubspaceWork(NamedTuple):
     """Scratch of the subspace solve (_subspace_step) of k rows over nv dofs, allocated once
-    per bounded solve."""
+    per bounded solve that reaches it."""
 
     V: np.ndarray  # (k, k): the faces' basis, λ = V μ
     W: np.ndarray  # (k, k): V without the friction's ties (the rows whose equations hold)
@@ -128,6 +128,13 @@ class SubspaceWork(NamedTuple):
     target: np.ndarray  # (k,): V μ
     lo: np.ndarray  # (k,) int64: each column's first row
     hi: np.ndarray  # (k,) int64: one past each column's last row
+
+
+@njit(cache=True)
+def _subspace_work(k, nv):
+    """A SubspaceWork for k rows over nv dofs."""
+    return SubspaceWork(np.empty((k, k)), np.empty((k, k)), np.empty((nv, k)), np.empty((nv, k)), np.empty((k, k)),
+                        np.empty(k), np.empty(k), np.empty(k, np.int64), np.empty(k, np.int64))  # fmt: skip
 
 
 @njit(cache=True)
@@ -679,8 +686,7 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam) -> int:
     G = np.zeros((3, h_max))  # an area's generators, its rows' block, right side and scratch (_area_normal_rows)
     P = np.empty((3, 3))
     c = np.empty(9)
-    sw = SubspaceWork(np.empty((k, k)), np.empty((k, k)), np.empty((nv, k)), np.empty((nv, k)), np.empty((k, k)),
-                      np.empty(k), np.empty(k), np.empty(k, np.int64), np.empty(k, np.int64))  # fmt: skip
+    sw = _subspace_work(0, 0)  # sized at the first subspace solve: a warm-started solve mostly stops before
     subspace_at = SUBSPACE_FIRST
     sweeps = 0
     for sweeps in range(1, max_sweeps + 1):
@@ -729,6 +735,8 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam) -> int:
             break
         if sweeps == subspace_at:  # the faces the sweeps have found, solved exactly; the next
             # sweep checks them (a force that leaves its face moves, and the faces are found again)
+            if sw.V.shape[0] < k:
+                sw = _subspace_work(k, nv)
             _subspace_step(rows, L, B, eps, r, lam, w, sw, 1e-9)
             subspace_at += 1 if sweeps < SUBSPACE_FIRST + SUBSPACE_EVERY_SWEEP - 1 else subspace_at
     # The best multiple of the final iterate: α λ stays in K for 0 <= α <= 1 (every block is

@@ -242,25 +242,10 @@ def velocities_nb(parent, ndof, v_index, S, v, V, A) -> None:
     """Body spatial velocities V and velocity-product accelerations A (q̈ = 0, no gravity).
 
     V_i = V_parent + S_i qd_i; A_i = A_parent + V_i x (S_i qd_i), since a
-    body-fixed motion vector m changes as V_i x m in the world frame.
+    body-fixed motion vector m changes as V_i x m in the world frame (body_motion_nb).
     """
-    nb = parent.shape[0]
-    vj = np.empty(6)
-    c = np.empty(6)
-    for i in range(nb):
-        k = parent[i]
-        for r in range(6):
-            vj[r] = 0.0
-        vi = v_index[i]
-        for d in range(ndof[i]):
-            qd = v[vi + d]
-            for r in range(6):
-                vj[r] += S[vi + d, r] * qd
-        for r in range(6):
-            V[i, r] = vj[r] if k < 0 else V[k, r] + vj[r]
-        motion_cross_into(V[i], vj, c)
-        for r in range(6):
-            A[i, r] = c[r] if k < 0 else A[k, r] + c[r]
+    for i in range(parent.shape[0]):
+        body_motion_nb(i, parent[i], ndof, v_index, S, v, V, A)
 
 
 @njit(cache=True, inline="always")
