@@ -9,4 +9,6 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$ROOT/scripts/env.sh"
 export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-$(( (RANDOM % 100) + 101 ))}"
 cd "$ROOT"
-exec python -m humanoid_sim.ros.demo "$@"
+# -P: the copy setup.sh installed and compiled, not the source tree beside it (numba keeps
+# compiled kernels per folder: the source tree's would compile again, ~6 min on 2 cores).
+exec python -P -m humanoid_sim.ros.demo "$@"

@@ -2,12 +2,12 @@
 a second, and the walk report at the end (what ``scripts/demo.sh`` runs).
 
 It starts the same two nodes that ``launch/walk.launch.py`` starts, without ``ros2 launch``
-(``python -m humanoid_sim.ros.sim_node`` and ``python -m
-humanoid_sim.ros.walking_controller_node``, same interpreter, the repository on
-PYTHONPATH), listens to their topics like any other node, and stops them cleanly at the end,
+(``python -P -m humanoid_sim.ros.sim_node`` and ``python -P -m
+humanoid_sim.ros.walking_controller_node``: same interpreter, same copy of the package as the
+demo's own, whatever the working directory), listens to their topics like any other node, and stops them cleanly at the end,
 on Ctrl-C or on SIGTERM. After ``--duration`` seconds of simulated time (or a fall, or a
 node crash) it writes the walk report picture (``--report``, default
-reports/walk_report.png, plus the figures as .json beside it) and prints the figures:
+reports/walk_report.png in the working directory, plus the figures as .json beside it) and prints the figures:
 distance, steps, ZMP-inside share, real-time factor, fell or not.
 
 Exit code: 0 when the run went through (also when the robot fell: that is a result, and
@@ -76,7 +76,8 @@ from humanoid_sim.ros.walking_controller_node import (
     base_state_from_odometry,
 )
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+# The folder holding this copy of the package (the source tree, or site-packages when installed).
+PACKAGE_PARENT = Path(__file__).resolve().parents[2]
 FOOT_LINKS = ("l_foot", "r_foot")
 CONTROLLER_NODE = "walking_controller"
 # Topics the report is made of: the simulator is held until this process hears them (DDS
@@ -95,7 +96,7 @@ def parse_arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--mode", choices=("walk", "stand"), default="walk",
                         help="walk: the walking controller; stand: a holding controller (default: walk)")
     parser.add_argument("--duration", type=float, default=20.0, help="simulated time to run [s] (default: 20)")
-    parser.add_argument("--report", type=Path, default=REPO_ROOT / "reports" / "walk_report.png",
+    parser.add_argument("--report", type=Path, default=Path("reports") / "walk_report.png",
                         help="walk report picture (PNG; figures go beside it as .json)")
     parser.add_argument("--speed", type=float, default=0.15,
                         help="forward speed without cmd_vel [m/s] (controller parameter walk_speed)")
@@ -134,10 +135,11 @@ def parse_arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 
 def node_commands(options: argparse.Namespace, urdf: Path) -> dict[str, list[str]]:
-    """Command lines of the two nodes (same interpreter, parameters as --ros-args)."""
+    """Command lines of the two nodes (same interpreter, parameters as --ros-args; -P: the
+    working directory stays off sys.path, so PYTHONPATH decides which copy they import)."""
     state_rate = options.state_rate  # lockstep publishes the state after every tick anyway
     sim = [
-        sys.executable, "-m", "humanoid_sim.ros.sim_node", "--ros-args",
+        sys.executable, "-P", "-m", "humanoid_sim.ros.sim_node", "--ros-args",
         "-p", f"urdf_path:={urdf}",
         "-p", f"loop_mode:={options.loop_mode}",
         # realtime / fast: held until the controller has answered a first state (release_simulator)
@@ -156,7 +158,7 @@ def node_commands(options: argparse.Namespace, urdf: Path) -> dict[str, list[str
     if options.record is not None:
         sim += ["-p", f"viewer_record:={options.record.resolve()}"]
     controller = [
-        sys.executable, "-m", "humanoid_sim.ros.walking_controller_node", "--ros-args",
+        sys.executable, "-P", "-m", "humanoid_sim.ros.walking_controller_node", "--ros-args",
         "-r", f"__node:={CONTROLLER_NODE}",
         "-p", f"urdf_path:={urdf}",
         "-p", f"mode:={options.mode}",
@@ -174,7 +176,7 @@ class NodeProcesses:
         self.stopping = False
 
     def start(self, name: str, command: list[str]) -> None:
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])))
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(PACKAGE_PARENT), os.environ.get("PYTHONPATH")])))
         env.setdefault("PYTHONUNBUFFERED", "1")
         self.processes[name] = subprocess.Popen(command, env=env, start_new_session=True)
 

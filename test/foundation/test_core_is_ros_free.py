@@ -3,12 +3,9 @@
 import json
 import pkgutil
 import subprocess
-import sys
-from pathlib import Path
 
 import humanoid_sim
-
-REPO = Path(__file__).resolve().parents[2]
+from package_under_test import REPO, python_command, subprocess_env
 
 
 def core_modules() -> list[str]:
@@ -33,6 +30,6 @@ def test_importing_every_core_module_does_not_import_rclpy():
         "('rclpy', 'rosidl_runtime_py', 'sensor_msgs', 'geometry_msgs', 'tf2_msgs'))))\n"
     )
     result = subprocess.run(
-        [sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=True
+        python_command("-c", script), env=subprocess_env(), cwd=REPO, capture_output=True, text=True, check=True
     )
     assert json.loads(result.stdout.strip().splitlines()[-1]) == []

@@ -2,14 +2,11 @@
 
 import json
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 import humanoid_sim
-
-REPO = Path(__file__).resolve().parents[2]
+from package_under_test import REPO, python_command, subprocess_env
 
 
 def test_every_public_name_resolves():
@@ -25,7 +22,7 @@ def test_an_unknown_name_lists_the_public_ones():
 
 def test_importing_the_package_loads_no_numerics():
     script = "import sys, json, humanoid_sim; print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'numba', 'scipy'))))"
-    out = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=True)
+    out = subprocess.run(python_command("-c", script), env=subprocess_env(), cwd=REPO, capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == []
 
 

@@ -1,4 +1,6 @@
-"""Finding the package's data files: the source tree here; an error naming every place searched."""
+"""Finding the package's data files: the source tree from a checkout; an error naming every place
+searched. The suite may run on the installed copy (test/package_under_test.py): the checkout's
+case then puts the checkout beside the module, as it is for a package imported from one."""
 
 from pathlib import Path
 
@@ -11,13 +13,18 @@ from humanoid_sim.package_data import package_file, share_directories
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_from_the_source_tree_the_tree_copy_is_used():
+@pytest.fixture
+def from_checkout(monkeypatch):
+    monkeypatch.setattr(package_data, "SOURCE_ROOT", REPO)
+
+
+def test_from_the_source_tree_the_tree_copy_is_used(from_checkout):
     assert share_directories()[0] == ("source tree", REPO)
     assert package_file("config/initial_poses.yaml") == REPO / "config" / "initial_poses.yaml"
     assert package_file("urdf/humanoid.urdf").is_file()
 
 
-def test_a_missing_file_says_where_it_looked():
+def test_a_missing_file_says_where_it_looked(from_checkout):
     with pytest.raises(DataFileNotFoundError) as caught:
         package_file("config/no_such_file.yaml")
     error = caught.value

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import rclpy
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
-REPO = Path(__file__).resolve().parents[2]
+from package_under_test import REPO, python_command, subprocess_env
+
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE)
 
 
@@ -30,9 +28,9 @@ def parameter_argument(name: str, value: Any) -> str:
 
 
 def start_node(namespace: str, parameters: dict[str, Any], module: str = "humanoid_sim.ros.sim_node") -> subprocess.Popen:
-    """``python -m <module>`` in its own process, in ``namespace``, with the repository on PYTHONPATH."""
-    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    args = [sys.executable, "-m", module, "--ros-args", "-r", f"__ns:={namespace}"]
+    """``python -m <module>`` of the copy under test in its own process, in ``namespace``."""
+    env = subprocess_env()
+    args = python_command("-m", module, "--ros-args", "-r", f"__ns:={namespace}")
     for name, value in parameters.items():
         args += ["-p", parameter_argument(name, value)]
     # Output to files, not pipes: a pipe nobody drains would block a chatty node.

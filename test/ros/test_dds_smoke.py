@@ -1,10 +1,7 @@
 """Over real DDS: a node in its own process publishes JointState and TFMessage; we hear both."""
 
-import os
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -12,14 +9,13 @@ rclpy = pytest.importorskip("rclpy", reason="rclpy is not installed (run scripts
 from sensor_msgs.msg import JointState  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
+from package_under_test import python_command, subprocess_env  # noqa: E402
 
 
 def test_joint_state_and_tf_cross_process_boundary():
-    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     publisher = subprocess.Popen(
-        [sys.executable, "-m", "humanoid_sim.ros.smoke_publisher_node", "--rate", "50"],
-        env=env,
+        python_command("-m", "humanoid_sim.ros.smoke_publisher_node", "--rate", "50"),
+        env=subprocess_env(),
     )
     rclpy.init()
     node = rclpy.create_node("smoke_listener")

@@ -2,25 +2,22 @@
 lines, the walk report at the end, clean shutdown at the end and on SIGINT."""
 
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from package_under_test import REPO, python_command, subprocess_env
+
 pytest.importorskip("rclpy", reason="rclpy is not installed (run scripts/setup.sh)")
 pytest.importorskip("matplotlib", reason="matplotlib draws the walk report")
 
-REPO = Path(__file__).resolve().parents[2]
-
 
 def _demo(*args: str, **kwargs) -> subprocess.Popen:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
     return subprocess.Popen(
-        [sys.executable, "-m", "humanoid_sim.ros.demo", *args], env=env, cwd=REPO,
+        python_command("-m", "humanoid_sim.ros.demo", *args), env=subprocess_env(), cwd=REPO,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kwargs,
     )
 

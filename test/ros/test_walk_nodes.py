@@ -7,9 +7,7 @@ the simulator publishes; the test listens like any other node.
 
 import os
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,18 +18,14 @@ from nav_msgs.msg import Odometry  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
 from humanoid_sim.model import load_urdf  # noqa: E402
+from package_under_test import REPO, python_command, subprocess_env  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
 URDF = REPO / "urdf" / "humanoid.urdf"
 GRAVITY = 9.81
 
 
-def _env() -> dict[str, str]:
-    return dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
-
-
 def _start(module: str, *ros_args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", module, "--ros-args", *ros_args], env=_env())
+    return subprocess.Popen(python_command("-m", module, "--ros-args", *ros_args), env=subprocess_env())
 
 
 def _stop(*processes: subprocess.Popen) -> None:
@@ -116,8 +110,8 @@ def test_controller_node_holds_the_humanoid_standing_over_topics():
 
 def test_controller_node_rejects_bad_parameters_with_one_clear_message():
     process = subprocess.run(
-        [sys.executable, "-m", "humanoid_sim.ros.walking_controller_node", "--ros-args", "-p", "mode:=run"],
-        env=_env(), capture_output=True, text=True, timeout=120,
+        python_command("-m", "humanoid_sim.ros.walking_controller_node", "--ros-args", "-p", "mode:=run"),
+        env=subprocess_env(), capture_output=True, text=True, timeout=120,
     )
     assert process.returncode == 2
     assert "cannot start" in process.stderr and "mode: 'run' is not one of walk, stand" in process.stderr
