@@ -1085,10 +1085,11 @@ def _solve_with_checks(d, tab, nc, n_hard, n_fric, phase, base, x, release_toler
 
 @njit(cache=True)
 def _hard_targets(d, n_hard, v, phase) -> bool:
-    """Hard rows' desired values and which take part: a row takes part unless it separates
-    faster than the correction of Eq. 20b drives it; in the impulse phase it bounces (Eq. 15),
-    stops, or (short of its limit, speculative) arrives at it; in the acceleration phase
-    only rows at or past their limit take part, with the critically damped correction.
+    """Hard rows' desired values and which take part. Impulse phase: a row takes part unless it
+    separates faster than the correction of Eq. 20b drives it; it bounces (Eq. 15), stops, or
+    (short of its limit, speculative) arrives at it. Acceleration phase: the rows at or past
+    their limit take part, with the critically damped correction, or, moving out faster than
+    that correction (capped) would drive them, so as to end the step no deeper than they start.
     Returns whether a row approaches faster than the impact threshold."""
     hard = d.hard
     par = d.params
@@ -1107,7 +1108,7 @@ def _hard_targets(d, n_hard, v, phase) -> bool:
                 t = viol / par.dt
             hard.target[j] = t
         else:
-            active = active and viol >= -par.tolerance
+            active = viol >= -par.tolerance
             _hard_acceleration_target(d, j, hv, 0.0)
         hard.active[j] = 1 if active else 0
     return approaching
@@ -1115,12 +1116,22 @@ def _hard_targets(d, n_hard, v, phase) -> bool:
 
 @njit(cache=True)
 def _hard_acceleration_target(d, j, hv, slop) -> None:
-    """Hard row j's desired acceleration (Eq. 20b) at its velocity hv: its violation corrected
+    """Hard row j's desired acceleration at its velocity hv: Eq. 20b's, its violation corrected
     critically damped beyond ``slop`` (kernels.shrink), the stiff term capped
-    (Thresholds.max_correction)."""
+    (Thresholds.max_correction); at or past its limit and moving out faster than that
+    correction would drive it, the acceleration that ends the step no deeper than it starts."""
     par = d.params
     hard = d.hard
     viol = shrink(hard.violation[j], slop) if slop > 0.0 else hard.violation[j]
+    drive = min(par.correction_rate * max(0.0, viol), par.correction_cap / par.kd)
+    if hard.violation[j] >= -par.tolerance and hv > par.separating + drive:
+        # held only so that the efforts, which may turn it round within the step, do not take
+        # it deeper: a = -2 hv / dt. Held by Eq. 20b's damping term instead (a = -kd hv), its
+        # force slowed the separation against the efforts and did positive work on a joint
+        # moving out of its stop: 0.1-0.9 J in a step of a robot flailing at full effort. Left
+        # free, a twist limit turned round within a step went 6 mrad deeper.
+        hard.target[j] = hard.desired[j] - 2.0 * hv / par.dt - hard.drift[j]
+        return
     push = min(par.correction_cap, max(-par.correction_cap, par.kp * viol))
     hard.target[j] = hard.desired[j] + push - par.kd * hv - hard.drift[j]
 

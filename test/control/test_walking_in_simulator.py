@@ -1,6 +1,6 @@
 """The WalkingController closed in-process around the Simulator (rigid contacts, seed 000).
 
-Issue 7 criteria, measured on the simulator's own outputs (not the controller's view):
+The walk's criteria, measured on the simulator's own outputs (not the controller's view):
 no fall (the pelvis stays above PELVIS_MIN and only the feet touch the ground), touch-downs
 taken, forward distance of the pelvis, and the share of physics steps whose ZMP
 (StepResult.zmp, from the contact wrenches) is inside the support polygon (margin >= 0).
@@ -133,7 +133,7 @@ def test_walks_six_steps_in_the_simulator():
 
 
 def test_walks_two_metres_and_stops():
-    # Issue 7: >= 10 steps and >= 2 m forward at the configured speed, then a stop command.
+    # >= 10 steps and >= 2 m forward at the configured speed, then a stop command.
     config = load_walking_config(ROOT / "config" / "walking.yaml")
     seconds = 22.0
     model, sim, ctrl, log = closed_loop(seconds, {0.2: (config.walk_speed, 0.0, 0.0),

@@ -2,7 +2,7 @@
 
 These exercise the rows of RangeOfMotionProvider dynamically: a pendulum on its
 URDF stop, a shoulder swept around by a rotating torque, twist and soft limits.
-(The simulator's own solve is worker C's; these tests do not depend on it.)
+(They do not depend on the simulator's own solve: test_limits_in_simulator.py runs that.)
 """
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""The limit provider inside worker C's Simulator (seed 000 solve with provider rows).
+"""The limit provider inside the Simulator (seed 000's solve with provider rows).
 
 The simulator applies an impulse to any approaching hard row it is given, so the
 provider looks one step ahead (lookahead = dt): the row joins just before the
@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from humanoid_sim.contact.environment import Environment
+from humanoid_sim.dynamics.rigid_body_dynamics import mass_matrix
 from humanoid_sim.limits import RangeOfMotionProvider, load_range_of_motion
 from humanoid_sim.model import load_urdf
 from humanoid_sim.simulator.simulator import Simulator, SimulatorConfig
@@ -83,3 +84,42 @@ def test_arm_swept_around_in_the_simulator_stays_in_range(make_shoulder_urdf, ma
     # appears right after swing impacts near θ = 150°, before the twist row is active)
     assert worst_swing < 1e-3
     assert worst_twist < 2e-2
+
+
+def _pendulum_energy(model, q: np.ndarray, v: np.ndarray) -> float:
+    """Kinetic plus gravity's potential energy of the pendulum [J] (its rod: 1 kg, centre 0.5 m
+    below the hinge along the rod)."""
+    kinetic = 0.5 * float(v @ mass_matrix(model, q) @ v)
+    return kinetic + 1.0 * 9.81 * (-0.5 * np.cos(q[0]))
+
+
+@pytest.mark.parametrize(("speed", "drive", "held"), [(3.0, 100.0, False), (3.0, 900.0, False), (1.0, 900.0, True)])
+def test_a_joint_moving_out_of_its_stop_ends_the_step_no_deeper_and_gains_no_energy(make_pendulum_urdf, speed, drive, held):
+    # 5 mrad past its upper stop, moving back into its range, driven towards the stop (the rod's
+    # inertia about the hinge is 1/3 kg m^2: 900 N m stops 3 rad/s within 1.1 ms, 1 rad/s within
+    # 0.4 ms). The stop holds it only so that the step does not end deeper than it starts (row
+    # acceleration -2 x speed / dt): then the stop's work over the step is nil. Held by the
+    # damping term of Eq. 20b (-kd x speed), the stop pushed it on out against the drive: the
+    # step gained 0.92 J (3 rad/s, 900 N m) and 0.56 J (1 rad/s).
+    upper = 0.8
+    sim, provider = pendulum_sim(make_pendulum_urdf(-0.5, upper))
+    q0, v0 = np.array([upper + 5e-3]), np.array([-speed])
+    sim.set_state(q0, v0)
+    before = _pendulum_energy(sim.model, q0, v0)
+    r = sim.step(np.array([drive]))
+    work = drive * (r.q[0] - q0[0])  # the drive is held over the step
+    stop_torque = provider.report().joint_torque[0]
+    if held:
+        assert stop_torque < 0.0
+        assert r.q[0] == pytest.approx(q0[0], abs=1e-6) and r.v[0] > 0.0  # back where it started, turned round
+    else:
+        assert stop_torque == 0.0
+        assert upper < r.q[0] < q0[0]
+    assert _pendulum_energy(sim.model, r.q, r.v) - before - work == pytest.approx(0.0, abs=1e-4)
+    # the drive presses it back onto the stop, where it is stopped and held, no deeper than it was
+    deepest = r.q[0]
+    for _ in range(500):
+        r = sim.step(np.array([drive]))
+        deepest = max(deepest, r.q[0])
+    assert deepest <= q0[0] + 1e-6
+    assert abs(r.v[0]) < 1e-3 and provider.report().joint_torque[0] < 0.0

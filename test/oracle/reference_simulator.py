@@ -141,11 +141,20 @@ class ReferenceSimulator(Simulator):
             c.set_desired(self.gains)
         kp, kd = self.gains
         cap = kd * thr.max_correction
-        push = np.clip(kp * hard.violation, -cap, cap)
-        hard_rhs = hard.desired_acceleration + push - kd * hv - hard.drift if len(hv) else hv
+
+        def hard_targets(violation):
+            """Eq. 20b's critically damped correction of ``violation``, the stiff term capped;
+            a row at or past its limit moving out faster than that correction drives it: the
+            acceleration that ends the step no deeper than it starts (-2 hv / dt)."""
+            eq20b = hard.desired_acceleration + np.clip(kp * violation, -cap, cap) - kd * hv - hard.drift
+            drive = np.minimum(2.0 * kd * np.maximum(violation, 0.0), thr.max_correction)
+            out = (hard.violation >= -tol) & (hv > thr.separating + drive)
+            return np.where(out, hard.desired_acceleration - 2.0 * hv / dt - hard.drift, eq20b)
+
+        hard_rhs = hard_targets(hard.violation) if len(hv) else hv
         # the bounded solve corrects the violations beyond the contact band only (step_kernel._bounded)
         shrunk = np.sign(hard.violation) * np.maximum(np.abs(hard.violation) - tol, 0.0) if len(hv) else hv
-        bounded_hard_rhs = hard.desired_acceleration + np.clip(kp * shrunk, -cap, cap) - kd * hv - hard.drift if len(hv) else hv
+        bounded_hard_rhs = hard_targets(shrunk) if len(hv) else hv
 
         def rhs_accel(c, comps):
             if c is None:
@@ -156,8 +165,9 @@ class ReferenceSimulator(Simulator):
         def next_vt(c, a):
             return c.vel[:2] + dt * (c.G[:2] @ a + c.drift[:2])
 
-        # rows still short of their limit (speculative) take part in impulses only
-        active = self._hard_active(hard, hv) & (hard.violation >= -tol) if len(hv) else self._hard_active(hard, hv)
+        # rows still short of their limit (speculative) take part in impulses only; every row at
+        # or past it takes part here (one moving out with the target of hard_targets)
+        active = hard.violation >= -tol
         warm = self._last_hard_force
         hard_warm = np.array([warm.get(r.names[i], 0.0) for r, (_, idx) in zip(rows, hard_map) for i in idx])
         rep = solve_with_checks(
