@@ -4,11 +4,11 @@ a second, and the walk report at the end (what ``scripts/demo.sh`` runs).
 It starts the same two nodes that ``launch/walk.launch.py`` starts, without ``ros2 launch``
 (``python -P -m humanoid_sim.ros.sim_node`` and ``python -P -m
 humanoid_sim.ros.walking_controller_node``: same interpreter, same copy of the package as the
-demo's own, whatever the working directory), listens to their topics like any other node, and stops them cleanly at the end,
-on Ctrl-C or on SIGTERM. After ``--duration`` seconds of simulated time (or a fall, or a
-node crash) it writes the walk report picture (``--report``, default
-reports/walk_report.png in the working directory, plus the figures as .json beside it) and prints the figures:
-distance, steps, ZMP-inside share, real-time factor, fell or not.
+demo's own, whatever the working directory), listens to their topics like any other node,
+and stops them cleanly at the end, on Ctrl-C or on SIGTERM. After ``--duration`` seconds of
+simulated time (or a fall, or a node crash) it writes the walk report picture (``--report``,
+default reports/walk_report.png in the working directory, plus the figures as .json beside
+it) and prints the figures: distance, steps, ZMP-inside share, real-time factor, fell or not.
 
 Exit code: 0 when the run went through (also when the robot fell: that is a result, and
 the report says so); 1 when a node crashed or no simulation data arrived; 130 when
