@@ -41,8 +41,7 @@ def _files(root: Path, skip_top: str | None = None) -> dict[str, str]:
 
 def _installed_package() -> Path | None:
     """The humanoid_sim an interpreter without the source tree on its path would import."""
-    source_dirs = {str(REPO), ""}
-    path = [p for p in sys.path if p not in source_dirs and os.path.abspath(p or ".") != str(REPO)]
+    path = [p for p in sys.path if os.path.abspath(p or ".") != str(REPO)]
     spec = importlib.machinery.PathFinder.find_spec("humanoid_sim", path)
     if spec is None or not spec.submodule_search_locations:
         return None

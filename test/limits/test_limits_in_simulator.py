@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from humanoid_sim.contact.environment import Environment
+from humanoid_sim.dynamics import center_of_mass
 from humanoid_sim.dynamics.rigid_body_dynamics import mass_matrix
 from humanoid_sim.limits import RangeOfMotionProvider, load_range_of_motion
 from humanoid_sim.model import load_urdf
@@ -86,11 +87,9 @@ def test_arm_swept_around_in_the_simulator_stays_in_range(make_shoulder_urdf, ma
     assert worst_twist < 2e-2
 
 
-def _pendulum_energy(model, q: np.ndarray, v: np.ndarray) -> float:
-    """Kinetic plus gravity's potential energy of the pendulum [J] (its rod: 1 kg, centre 0.5 m
-    below the hinge along the rod)."""
-    kinetic = 0.5 * float(v @ mass_matrix(model, q) @ v)
-    return kinetic + 1.0 * 9.81 * (-0.5 * np.cos(q[0]))
+def _energy(model, q: np.ndarray, v: np.ndarray) -> float:
+    """T + U [J]: U = -m g . c, with the model's mass and centre of mass."""
+    return 0.5 * float(v @ mass_matrix(model, q) @ v) - model.total_mass * float(model.gravity @ center_of_mass(model, q))
 
 
 @pytest.mark.parametrize(("speed", "drive", "held"), [(3.0, 100.0, False), (3.0, 900.0, False), (1.0, 900.0, True)])
@@ -105,7 +104,7 @@ def test_a_joint_moving_out_of_its_stop_ends_the_step_no_deeper_and_gains_no_ene
     sim, provider = pendulum_sim(make_pendulum_urdf(-0.5, upper))
     q0, v0 = np.array([upper + 5e-3]), np.array([-speed])
     sim.set_state(q0, v0)
-    before = _pendulum_energy(sim.model, q0, v0)
+    before = _energy(sim.model, q0, v0)
     r = sim.step(np.array([drive]))
     work = drive * (r.q[0] - q0[0])  # the drive is held over the step
     stop_torque = provider.report().joint_torque[0]
@@ -115,7 +114,7 @@ def test_a_joint_moving_out_of_its_stop_ends_the_step_no_deeper_and_gains_no_ene
     else:
         assert stop_torque == 0.0
         assert upper < r.q[0] < q0[0]
-    assert _pendulum_energy(sim.model, r.q, r.v) - before - work == pytest.approx(0.0, abs=1e-4)
+    assert _energy(sim.model, r.q, r.v) - before - work == pytest.approx(0.0, abs=1e-4)
     # the drive presses it back onto the stop, where it is stopped and held, no deeper than it was
     deepest = r.q[0]
     for _ in range(500):
