@@ -743,6 +743,20 @@ def speculative_target_nb(xy, gap, vel, tolerance, dt, out) -> None:
     out[2] = -2.0 * (g + vn * dt) / (dt * dt)
 
 
+@njit(cache=True)
+def guard_target_nb(gap, vel, dt, out) -> None:
+    """A guard's targets into out (6,) (step_kernel._build_contacts: one point of the band
+    that is not in a contact, moving out of the surface or not arriving at it at its
+    velocity): 0 but the normal row, the acceleration [m/s^2] at which the point, gap g
+    [m] from the surface and moving along the normal at v_n = vel[2] [m/s], ends the step
+    no deeper than the surface (g > 0) or than it starts (g <= 0):
+    g + v_n dt + a dt^2 / 2 >= min(g, 0). Over the step such a row does no positive work:
+    the point ends where it started or lower, pushed up."""
+    for c in range(6):
+        out[c] = 0.0
+    out[2] = -2.0 * (max(gap, 0.0) + vel[2] * dt) / (dt * dt)
+
+
 @njit(cache=True, inline="always")
 def shrink(e: float, slop: float) -> float:
     """e moved towards 0 by slop >= 0 (0 inside [-slop, slop]): an error corrected only beyond its slop, continuously (no step in the correction where

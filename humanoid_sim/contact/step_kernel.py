@@ -14,7 +14,9 @@ bundles of contact/step_data.py (the dynamics workspace is already at (q, v)):
     took an impulse and left are reported with it, and while something approaches again
     (an impulse turned it down) another pass, at most IMPULSE_PASSES;
  4. the solve of Eq. 20a/20b (a speculative contact takes part only if it took an impulse,
-    its nearest point arriving no deeper than the surface at the step's end) with the
+    its nearest point arriving no deeper than the surface at the step's end; guards, two
+    points per group out of the contacts, only when the step would end their point deeper
+    than the surface or than it starts: _build_contacts) with the
     validity checks of 4.4-4.5 (at most ``max_rounds`` solves per phase): release (f_z <= 0;
     a contact held sticking while it slides slips first), reduction of the area to the edge or vertex
     nearest p_v, slipping (Eq. 31-36, Ĥ_C of Eq. 36), spinning (Eq. 30, 33), a slip that
@@ -61,6 +63,7 @@ from humanoid_sim.contact.kernels import (
     contact_kinematics_nb,
     desired_acceleration_nb,
     detect_points_nb,
+    guard_target_nb,
     lu_solve_into,
     mean_distance_nb,
     nearest_feature_nb,
@@ -261,26 +264,27 @@ def _arm(tab, i) -> float:
 
 
 @njit(cache=True)
-def _build_contacts(d, tab, k, spec_dt, separating) -> int:
+def _build_contacts(d, tab, k, spec_dt, separating, guards) -> int:
     """Contacts of the k detected points at the workspace's velocities into ``tab``: points
     grouped by (body, element, surface) (detection.order sorts the keys stably), points
     separating faster than ``separating`` [m/s] dropped (np.inf: none, for a method whose
     solve decides separation itself), each group classified and its state read from the
-    memory. Points
-    farther than the tolerance are speculative: kept only when spec_dt > 0 and they would
-    come within it in spec_dt at their normal velocity. Returns the number of contacts,
-    or -1 when a table is too small."""
+    memory. Points farther than the tolerance are speculative: kept only when spec_dt > 0
+    and they would come within it in spec_dt at their normal velocity.
+    guards: of the points a group dropped (moving out, or not arriving at its velocity),
+    the two that would end the step deepest at their velocities, g + v_n dt, become guards
+    after the group's contact: frictionless point contacts that take part in the
+    acceleration phase only, and only when the step's accelerations would take their point
+    deeper than the surface or than it starts (kernels.guard_target_nb). A limb turned
+    round within the step by full-effort torques accelerates at thousands of m/s^2: a point
+    rising at the step's start, or a few millimetres above the ground, ended it 0.5-1 mm
+    deep, and again at the next step. (Two: a body tipping about one guarded point drives
+    the next one in.) Returns the number of contacts, or -1 when a table is too small."""
     det, dyn, par = d.detection, d.dyn, d.params
-    st_ = d.statics
-    mem = d.memory
-    cur = mem.current[0]
-    n_mem = mem.count[cur]
     V = dyn.V
     tol = par.tolerance
-    C = tab.body.shape[0]
-    P = tab.xy.shape[0]
     keys, order, sel = det.keys, det.order, det.sel
-    gap, point, normal, tangent = det.gap, det.point, det.normal, det.tangent
+    gap, point, normal = det.gap, det.point, det.normal
     counts = d.out.counts[0]
     counts.speculative = 0
     nc = 0
@@ -304,6 +308,8 @@ def _build_contacts(d, tab, k, spec_dt, separating) -> int:
         nxw2 = n0 * w1 - n1 * w0
         vo_n = vo0 * n0 + vo1 * n1 + vo2 * n2
         m = 0
+        # the two dropped points that would end the step deepest at their velocities
+        first, first_end, second, second_end = -1, 1e300, -1, 1e300
         for t in range(s0, s1):
             h = order[t]
             # normal velocity (v_O + w x p) . n; a penetrating point moving out no faster than
@@ -311,81 +317,155 @@ def _build_contacts(d, tab, k, spec_dt, separating) -> int:
             # per-vertex methods keep every point in the band: separating = inf)
             vn = vo_n + point[h, 0] * nxw0 + point[h, 1] * nxw1 + point[h, 2] * nxw2
             if gap[h] > tol:
-                if gap[h] + vn * spec_dt < tol:
-                    sel[m] = h
-                    m += 1
+                keep = gap[h] + vn * spec_dt < tol
+                if keep:
                     counts.speculative += 1
-            elif vn <= separating + par.correction_rate * max(0.0, -gap[h]):
+            else:
+                keep = vn <= separating + par.correction_rate * max(0.0, -gap[h])
+            if keep:
                 sel[m] = h
                 m += 1
-        if m > 0:
-            if nc >= C or npts + m > P:
-                return -1
-            pts = np.empty((m, 3))
-            for t in range(m):
-                for c in range(3):
-                    pts[t, c] = point[sel[t], c]
-            kind, Rv, origin, xy, _, hull = classify_nb(pts, normal[j], tangent[j], 1e-6, 1e-4)
-            tab.body[nc] = body
-            tab.other[nc] = other
-            tab.element[nc] = det.elem[j]
-            tab.face[nc] = det.face[j]
-            tab.kind[nc] = kind
-            tab.point_start[nc] = npts
-            tab.hull_start[nc] = npts
-            mg = 1e300
-            if kind == POINT:  # one distinct point: the deepest one
-                deep = 0
-                for t in range(1, m):
-                    if gap[sel[t]] < gap[sel[deep]]:
-                        deep = t
-                for c in range(3):
-                    origin[c] = pts[deep, c]
-                tab.xy[npts, 0] = 0.0
-                tab.xy[npts, 1] = 0.0
-                tab.gap[npts] = gap[sel[deep]]
-                tab.hit[npts] = sel[deep]
-                tab.hull[npts] = 0
-                mg = gap[sel[deep]]
-                tab.point_count[nc] = 1
-                tab.hull_count[nc] = 1
             else:
-                for t in range(m):
-                    tab.xy[npts + t, 0] = xy[t, 0]
-                    tab.xy[npts + t, 1] = xy[t, 1]
-                    g = gap[sel[t]]
-                    tab.gap[npts + t] = g
-                    tab.hit[npts + t] = sel[t]
-                    mg = min(mg, g)
-                for t in range(hull.shape[0]):
-                    tab.hull[npts + t] = hull[t]
-                tab.point_count[nc] = m
-                tab.hull_count[nc] = hull.shape[0]
-            tab.min_gap[nc] = mg
-            for r in range(3):
-                tab.origin[nc, r] = origin[r]
-                for c in range(3):
-                    tab.R[nc, r, c] = Rv[r, c]
-            row = -1
-            for r in range(n_mem):
-                if mem.key[cur, r, 0] == body and mem.key[cur, r, 1] == det.elem[j] and mem.key[cur, r, 2] == det.face[j]:
-                    row = r
-                    break
-            tab.memory_row[nc] = row
-            tab.sticking[nc] = 1 if row < 0 else mem.sticking[cur, row]
-            tab.keep_anchor[nc] = 1 if row >= 0 and mem.sticking[cur, row] else 0
-            tab.spin[nc] = 0.0
-            tab.released[nc] = 0
-            tab.bounced[nc] = 0
-            tab.impulse_taken[nc] = 0
-            for c in range(6):
-                tab.wrench[nc, c] = 0.0
-                tab.impulse[nc, c] = 0.0
-            npts += tab.point_count[nc]
-            _refresh(d, tab, nc)
-            nc += 1
+                end = gap[h] + vn * par.dt
+                if end < first_end:
+                    second, second_end = first, first_end
+                    first, first_end = h, end
+                elif end < second_end:
+                    second, second_end = h, end
+        if m > 0:
+            nc, npts = _add_contact(d, tab, nc, npts, j, m, False)
+            if nc < 0:
+                return -1
+        for h in (first, second):
+            if guards and h >= 0:
+                sel[0] = h
+                nc, npts = _add_contact(d, tab, nc, npts, j, 1, True)
+                if nc < 0:
+                    return -1
         s0 = s1
     return nc
+
+
+@njit(cache=True)
+def _add_contact(d, tab, nc, npts, j, m, guard) -> tuple:
+    """The contact of the m detected points detection.sel[:m] of detected point j's group
+    (body, element, surface) into row nc of tab, its points from row npts; a guard
+    (_build_contacts) is new, slipping without friction, and out of the impulse phase
+    (released, bounced) until _set_aside_speculative admits it to the acceleration phase.
+    Returns (nc + 1, the next free point row), or (-1, -1) when a table is too small."""
+    det, mem = d.detection, d.memory
+    sel, gap, point = det.sel, det.gap, det.point
+    if nc >= tab.body.shape[0] or npts + m > tab.xy.shape[0]:
+        return -1, -1
+    body = det.body[j]
+    tab.body[nc] = body
+    tab.other[nc] = det.other[j]
+    tab.element[nc] = det.elem[j]
+    tab.face[nc] = det.face[j]
+    tab.point_start[nc] = npts
+    tab.hull_start[nc] = npts
+    if m == 1:  # a point (every guard): classify_nb's frame of one point, nothing allocated
+        _point_frame(det.normal[j], det.tangent[j], tab.R[nc])
+        h = sel[0]
+        for c in range(3):
+            tab.origin[nc, c] = point[h, c]
+        tab.kind[nc] = POINT
+        tab.xy[npts, 0] = 0.0
+        tab.xy[npts, 1] = 0.0
+        tab.gap[npts] = gap[h]
+        tab.hit[npts] = h
+        tab.hull[npts] = 0
+        tab.point_count[nc] = 1
+        tab.hull_count[nc] = 1
+        tab.min_gap[nc] = gap[h]
+    else:
+        _classify_into(d, tab, nc, npts, j, m)
+    row = -1
+    cur = mem.current[0]
+    if not guard:
+        for r in range(mem.count[cur]):
+            if mem.key[cur, r, 0] == body and mem.key[cur, r, 1] == det.elem[j] and mem.key[cur, r, 2] == det.face[j]:
+                row = r
+                break
+    tab.memory_row[nc] = row
+    tab.sticking[nc] = 0 if guard else (1 if row < 0 else mem.sticking[cur, row])
+    tab.keep_anchor[nc] = 1 if row >= 0 and mem.sticking[cur, row] else 0
+    tab.spin[nc] = 0.0
+    tab.released[nc] = 1 if guard else 0
+    tab.bounced[nc] = 1 if guard else 0
+    tab.guard[nc] = 1 if guard else 0
+    tab.impulse_taken[nc] = 0
+    tab.slip[nc, 0] = 0.0
+    tab.slip[nc, 1] = 0.0
+    for c in range(6):
+        tab.wrench[nc, c] = 0.0
+        tab.impulse[nc, c] = 0.0
+    _refresh(d, tab, nc)
+    return nc + 1, npts + tab.point_count[nc]
+
+
+@njit(cache=True)
+def _point_frame(normal, tangent, R) -> None:
+    """The virtual-link axes of a point contact into R (3, 3), columns x, y, z: x the tangent
+    made normal to the normal, z the normal (classify_nb's frame of one point, the same
+    operations)."""
+    dot = tangent[0] * normal[0] + tangent[1] * normal[1] + tangent[2] * normal[2]
+    x0, x1, x2 = tangent[0] - normal[0] * dot, tangent[1] - normal[1] * dot, tangent[2] - normal[2] * dot
+    n = math.sqrt(x0**2 + x1**2 + x2**2)
+    x0, x1, x2 = x0 / n, x1 / n, x2 / n
+    R[0, 0], R[1, 0], R[2, 0] = x0, x1, x2
+    R[0, 1] = normal[1] * x2 - normal[2] * x1
+    R[1, 1] = normal[2] * x0 - normal[0] * x2
+    R[2, 1] = normal[0] * x1 - normal[1] * x0
+    R[0, 2], R[1, 2], R[2, 2] = normal[0], normal[1], normal[2]
+
+
+@njit(cache=True)
+def _classify_into(d, tab, nc, npts, j, m) -> None:
+    """Kind, frame, points and hull of contact nc from the m > 1 detected points
+    detection.sel[:m] of point j's group (Table 1: kernels.classify_nb), its points from row
+    npts; a point contact keeps the deepest one."""
+    det = d.detection
+    sel, gap, point = det.sel, det.gap, det.point
+    pts = np.empty((m, 3))
+    for t in range(m):
+        for c in range(3):
+            pts[t, c] = point[sel[t], c]
+    kind, Rv, origin, xy, _, hull = classify_nb(pts, det.normal[j], det.tangent[j], 1e-6, 1e-4)
+    tab.kind[nc] = kind
+    mg = 1e300
+    if kind == POINT:  # one distinct point: the deepest one
+        deep = 0
+        for t in range(1, m):
+            if gap[sel[t]] < gap[sel[deep]]:
+                deep = t
+        for c in range(3):
+            origin[c] = pts[deep, c]
+        tab.xy[npts, 0] = 0.0
+        tab.xy[npts, 1] = 0.0
+        tab.gap[npts] = gap[sel[deep]]
+        tab.hit[npts] = sel[deep]
+        tab.hull[npts] = 0
+        mg = gap[sel[deep]]
+        tab.point_count[nc] = 1
+        tab.hull_count[nc] = 1
+    else:
+        for t in range(m):
+            tab.xy[npts + t, 0] = xy[t, 0]
+            tab.xy[npts + t, 1] = xy[t, 1]
+            g = gap[sel[t]]
+            tab.gap[npts + t] = g
+            tab.hit[npts + t] = sel[t]
+            mg = min(mg, g)
+        for t in range(hull.shape[0]):
+            tab.hull[npts + t] = hull[t]
+        tab.point_count[nc] = m
+        tab.hull_count[nc] = hull.shape[0]
+    tab.min_gap[nc] = mg
+    for r in range(3):
+        tab.origin[nc, r] = origin[r]
+        for c in range(3):
+            tab.R[nc, r, c] = Rv[r, c]
 
 
 @njit(cache=True)
@@ -396,9 +476,15 @@ def _set_target(d, tab, i, phase, slop=0.0) -> None:
     accelerations: θ̈_C of Eq. 20b (penetration, tilt and anchored drift corrected
     critically damped, each only beyond ``slop`` [m]: kernels.desired_acceleration_nb), a
     speculative contact's normal row arriving at the surface by the step's end
-    (kernels.speculative_target_nb), less the drift J̇v."""
+    (kernels.speculative_target_nb), a guard's no deeper than the surface or than it starts
+    (kernels.guard_target_nb), less the drift J̇v."""
     par = d.params
     out = tab.target[i]
+    if tab.guard[i]:  # in the acceleration phase only
+        guard_target_nb(tab.gap[tab.point_start[i]], tab.vel[i], par.dt, out)
+        for c in range(6):
+            out[c] -= tab.drift[i, c]
+        return
     if phase == IMPULSE_PHASE:
         for c in range(6):
             out[c] = 0.0
@@ -509,10 +595,19 @@ def _reduce_area(d, tab, i, h0, h1) -> None:
     tab.kind[i] = LINE
 
 
+@njit(cache=True, inline="always")
+def _mu(d, tab, i, static) -> float:
+    """Contact i's static (μ_s) or dynamic (μ_d) friction coefficient: its element's, 0 for a
+    guard (_build_contacts: frictionless)."""
+    if tab.guard[i]:
+        return 0.0
+    return d.statics.mu_s[tab.element[i]] if static else d.statics.mu_d[tab.element[i]]
+
+
 @njit(cache=True)
 def _hat_row_z(d, tab, i, out) -> None:
     """Ĥ_Cfz of Eq. 36 (slipping) plus the spinning moment's row (Eq. 30) into out (nv,)."""
-    mu_d = d.statics.mu_d[tab.element[i]]
+    mu_d = _mu(d, tab, i, False)
     G = tab.G[i]
     nv = out.shape[0]
     for col in range(nv):
@@ -721,7 +816,9 @@ def _check(d, tab, i, phase, x, apply) -> int:
                 _refresh(d, tab, i)
                 _set_target(d, tab, i, phase)
             return CHANGED
-    mu_s = d.statics.mu_s[tab.element[i]]
+    if tab.guard[i]:  # frictionless: nothing more to check
+        return VALID
+    mu_s = _mu(d, tab, i, True)
     if tab.sticking[i]:  # (3) friction, Eq. 31-33
         ft = math.hypot(f[VX], f[VY])
         if ft > mu_s * fz:
@@ -793,7 +890,7 @@ def _bounded(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
         row += n
         kind = tab.kind[i]
         s.block_kind[nb] = BLOCK_POINT if kind == POINT else (BLOCK_LINE if kind == LINE else BLOCK_SURFACE)
-        s.mu[nb] = d.statics.mu_d[tab.element[i]]
+        s.mu[nb] = _mu(d, tab, i, False)
         s.arm[nb] = _arm(tab, i)
         s.bound[nb] = 0.0
         # sliding at the acceleration phase's start (faster than the separating threshold):
@@ -905,7 +1002,7 @@ def _bounded(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
             for c in range(6):
                 f[c] = 0.0
             continue
-        mu_d = d.statics.mu_d[tab.element[i]]
+        mu_d = _mu(d, tab, i, False)
         ft = math.hypot(f[VX], f[VY])
         if ft >= mu_d * fz * (1.0 - 1e-9) and ft > 0.0:
             tab.sticking[i] = 0
@@ -1061,6 +1158,8 @@ def _solve_with_checks(d, tab, nc, n_hard, n_fric, phase, base, x, release_toler
                         hard.active[j] = 0
                 r += 1
         changed |= _check_friction(d, n_fric, r, x, apply)
+        if phase == ACCELERATION_PHASE:
+            changed |= _check_guards(d, tab, nc, x, release_tolerance, apply)
         if not changed:
             validated = True
             break
@@ -1081,6 +1180,24 @@ def _solve_with_checks(d, tab, nc, n_hard, n_fric, phase, base, x, release_toler
             for c in range(6):
                 tab.wrench[i, c] = 0.0
     return rounds, True, False
+
+
+@njit(cache=True)
+def _check_guards(d, tab, nc, x, release_tolerance, apply) -> bool:
+    """The released guards (_build_contacts) whose normal acceleration at x falls below
+    their target by more than release_tolerance [m/s^2] (the step would end them deeper):
+    taken into the solve (when apply). True when one is."""
+    changed = False
+    for i in range(nc):
+        if tab.guard[i] and tab.released[i] and not tab.bounced[i]:
+            acc = 0.0
+            for col in range(x.shape[0]):
+                acc += tab.G[i, VZ, col] * x[col]
+            if acc < tab.target[i, VZ] - release_tolerance:
+                changed = True
+                if apply:
+                    tab.released[i] = 0
+    return changed
 
 
 @njit(cache=True)
@@ -1160,6 +1277,7 @@ def _copy_fields(src, i, dst, j) -> None:
     dst.keep_anchor[j] = src.keep_anchor[i]
     dst.bounced[j] = src.bounced[i]
     dst.impulse_taken[j] = src.impulse_taken[i]
+    dst.guard[j] = src.guard[i]
     dst.row_start[j] = src.row_start[i]
     dst.min_gap[j] = src.min_gap[i]
     dst.arm[j] = src.arm[i]
@@ -1249,7 +1367,8 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
     det.order[:k] = np.argsort(det.keys[:k], kind="mergesort")
     tab = d.tables[0]
     # the per-vertex methods keep the separating points of the band: their solves release them
-    nc = _build_contacts(d, tab, k, dt, par.separating if par.method == VIRTUAL_LINK else np.inf)
+    vl = par.method == VIRTUAL_LINK
+    nc = _build_contacts(d, tab, k, dt, par.separating if vl else np.inf, vl)
     if nc < 0:
         return CAPACITY
     # 3-4. impulses, accelerations and contact wrenches by the configured contact method
@@ -1303,7 +1422,7 @@ def _virtual_link_nb(d, tab, nc, k, v, tau, n_hard, with_contacts) -> tuple:
     # a hard row add up over the passes.
     approaching = _hard_targets(d, n_hard, v, IMPULSE_PHASE)
     for i in range(nc):
-        approaching |= _approaching(d, tab, i)
+        approaching |= not tab.guard[i] and _approaching(d, tab, i)
     for j in range(n_hard):
         hard.impulse[j] = 0.0
     v_plus = out.v_plus
@@ -1360,16 +1479,57 @@ def _virtual_link_nb(d, tab, nc, k, v, tau, n_hard, with_contacts) -> tuple:
 @njit(cache=True)
 def _set_aside_speculative(d, tab, nc) -> None:
     """Speculative contacts (every point above the tolerance) that took no impulse take no
-    part in the acceleration phase: set aside as the bounced ones are (not solved; without an
-    impulse, not reported). One that took an impulse is arriving within the step and keeps
-    its place, with the arrival target of kernels.speculative_target_nb. (Kept, a contact not
-    yet touching would press to buy friction in the bounded solve: a robot lying still
-    carried 20 % more than its weight.)"""
+    part in the acceleration phase but as a guard of one point (_to_guard): not
+    solved, and without an impulse not reported, unless the step's accelerations would take
+    that point through the surface. One that took an impulse is arriving within the step and
+    keeps its place, with the arrival target of kernels.speculative_target_nb. (Kept, a
+    contact not yet touching would press to buy friction in the bounded solve: a robot lying
+    still carried 20 % more than its weight; set aside, a point arriving at the surface at
+    its velocity by the step's end was driven 0.25 mm through it by a push of 50 g.) The
+    guards (_build_contacts) enter the acceleration phase released: the checked solve takes
+    one in when the step would end it deeper."""
     tol = d.params.tolerance
     for i in range(nc):
-        if not tab.impulse_taken[i] and not tab.bounced[i] and tab.min_gap[i] > tol:
-            tab.released[i] = 1
-            tab.bounced[i] = 1
+        if tab.guard[i]:
+            tab.bounced[i] = 0
+        elif not tab.impulse_taken[i] and not tab.bounced[i] and tab.min_gap[i] > tol:
+            _to_guard(d, tab, i)
+
+
+@njit(cache=True)
+def _to_guard(d, tab, i) -> None:
+    """Contact i becomes the guard (_build_contacts) of its point that would end the step
+    nearest the surface at its velocity (g + v_n dt, v_n as in kernels.speculative_target_nb):
+    a frictionless point contact there, new (no memory), released."""
+    st, cnt = tab.point_start[i], tab.point_count[i]
+    vel, dt = tab.vel[i], d.params.dt
+    near = st
+    near_end = 1e300
+    for t in range(st, st + cnt):
+        end = tab.gap[t] + (vel[2] + vel[3] * tab.xy[t, 1] - vel[4] * tab.xy[t, 0]) * dt
+        if end < near_end:
+            near, near_end = t, end
+    R = tab.R[i]
+    x, y = tab.xy[near, 0], tab.xy[near, 1]
+    for r in range(3):
+        tab.origin[i, r] += R[r, 0] * x + R[r, 1] * y
+    tab.gap[st] = tab.gap[near]
+    tab.hit[st] = tab.hit[near]
+    tab.xy[st, 0] = 0.0
+    tab.xy[st, 1] = 0.0
+    tab.hull_start[i] = st
+    tab.hull[st] = 0
+    tab.point_count[i] = 1
+    tab.hull_count[i] = 1
+    tab.kind[i] = POINT
+    tab.guard[i] = 1
+    tab.sticking[i] = 0
+    tab.spin[i] = 0.0
+    tab.released[i] = 1
+    tab.bounced[i] = 0
+    tab.memory_row[i] = -1
+    tab.keep_anchor[i] = 0
+    _refresh(d, tab, i)
 
 
 @njit(cache=True, inline="always")
@@ -1395,7 +1555,7 @@ def _carry_impulses(d, src, n_src, dst, k) -> int:
     impulses the n_src contacts of src took carried over by key; a contact that took one and
     is not built again (it bounced off) is kept, released, and reported with its impulse
     only. Returns the number of contacts in dst, or -1 when a table is too small."""
-    n_dst = _build_contacts(d, dst, k, d.params.dt, d.params.separating)
+    n_dst = _build_contacts(d, dst, k, d.params.dt, d.params.separating, True)
     if n_dst < 0:
         return -1
     P = dst.xy.shape[0]
@@ -1409,6 +1569,8 @@ def _carry_impulses(d, src, n_src, dst, k) -> int:
             continue
         found = False
         for j in range(n_dst):
+            if dst.guard[j]:
+                continue
             if dst.body[j] == src.body[i] and dst.element[j] == src.element[i] and dst.face[j] == src.face[i]:
                 dst.impulse_taken[j] = 1
                 for c in range(6):
@@ -1500,7 +1662,8 @@ def _report(d, tab, nc, t_index) -> None:
     for i in range(nc):
         f = tab.wrench[i]
         Rv = tab.R[i]
-        if not tab.released[i] and nmem < cap:  # the solved wrench, world axes: the next warm start
+        remembered = not (tab.released[i] or tab.guard[i]) and nmem < cap  # (a guard is not remembered)
+        if remembered:  # the solved wrench, world axes: the next warm start
             for r in range(3):
                 mem.force[nxt, nmem, r] = Rv[r, 0] * f[0] + Rv[r, 1] * f[1] + Rv[r, 2] * f[2]
                 mem.moment[nxt, nmem, r] = Rv[r, 0] * f[3] + Rv[r, 1] * f[4] + Rv[r, 2] * f[5]
@@ -1528,7 +1691,7 @@ def _report(d, tab, nc, t_index) -> None:
                 zp[ngp, 0] = tab.world[t, 0]
                 zp[ngp, 1] = tab.world[t, 1]
                 ngp += 1
-        if tab.released[i] or nmem >= cap:  # released: no memory
+        if not remembered:  # released: no memory
             continue
         body = tab.body[i]
         mem.key[nxt, nmem, 0] = body

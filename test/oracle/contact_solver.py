@@ -101,7 +101,7 @@ class ActiveContact:
     __slots__ = (
         "area", "material", "body", "R_body", "p_body", "G", "drift", "vel", "desired",
         "sticking", "slip_dir", "spin", "released", "lam", "impulse", "memory", "nv", "_J", "_arm", "_arm_area",
-        "rolling", "tolerance", "dt",
+        "rolling", "tolerance", "dt", "guard",
     )  # fmt: skip
 
     def __init__(self, area: ContactArea, material: Material, ws, memory: ContactMemory | None,
@@ -128,6 +128,9 @@ class ActiveContact:
         self.lam = np.zeros(6)  # wrench in the virtual-link frame at its origin [N, N m]
         self.impulse = np.zeros(6)  # impulse of this step, same frame [N s, N m s]
         self.rolling = False  # a point of the contact moves over the body's surface
+        # a guard: one point of the band out of the contacts, frictionless, in the acceleration
+        # phase only when the step would end it deeper (step_kernel._build_contacts)
+        self.guard = False
         self.refresh(ws)
 
     # -- kinematics ---------------------------------------------------------
@@ -153,7 +156,11 @@ class ActiveContact:
     def set_desired(self, gains: Gains, slop: float = 0.0) -> None:
         """Desired virtual-link accelerations of Eq. 20b (penetration and stick drift), each
         error corrected beyond ``slop`` [m] only (kernels.desired_acceleration_nb); a
-        speculative contact's normal row arrives at the surface (kernels.speculative_target_nb)."""
+        speculative contact's normal row arrives at the surface (kernels.speculative_target_nb);
+        a guard's ends the step no deeper than the surface or than it starts (kernels.guard_target_nb)."""
+        if self.guard:
+            kernels.guard_target_nb(float(self.area.gap[0]), self.vel, self.dt, self.desired)
+            return
         m = self.memory
         anchored = m is not None and m.sticking and self.sticking and not self.rolling
         area = self.area
@@ -342,6 +349,12 @@ def solve_with_checks(
                 changed = True
                 if apply:
                     hard_active[neg] = False
+        if not impulse:  # a released guard that the step would end deeper takes part
+            for c in contacts:
+                if c.guard and c.released and c.G[VZ] @ x < rhs_of(c, (VZ,))[0] - release_tolerance:
+                    changed = True
+                    if apply:
+                        c.released = False
         if not changed:
             validated = True
             break
@@ -518,7 +531,8 @@ def _check(c: ActiveContact, x: np.ndarray, next_vt, ws, gains: Gains, apply: bo
         if vt @ c.slip_dir < 0.0:  # the slip would reverse within the step: it stops
             if apply:
                 c.sticking = True
-                c.memory = None if c.memory is None else ContactMemory(False, c.memory.R_anchor, c.memory.p_anchor, c.memory.slip_direction)
+                # no anchor to hold; the remembered wrench stays the bounded solve's warm start
+                c.memory = None if c.memory is None else replace(c.memory, sticking=False)
                 c.set_desired(gains)
             return CHANGED
     return VALID

@@ -15,9 +15,10 @@ from humanoid_sim.balance.zmp import ZmpReport, zmp_report
 from humanoid_sim.contact.constrained_solve import SimulationError, factor_mass_matrix, mass_solve
 from humanoid_sim.contact.constraint_rows import OneSidedRows
 from humanoid_sim.contact.detection import ContactPatch
+from humanoid_sim.contact.environment import Material
 from humanoid_sim.contact.kernels import all_finite
 from humanoid_sim.contact.step_kernel import IMPULSE_PASSES, RELEASE_MARGIN, speculative_band_nb
-from humanoid_sim.contact.virtual_link import classify_patch
+from humanoid_sim.contact.virtual_link import ContactArea, ContactKind, classify_patch
 from humanoid_sim.dynamics.integrator import held_forces_nb, rk4_step_nb
 from humanoid_sim.simulator.link_wrenches import generalized_force
 from humanoid_sim.simulator.simulator import ContactReport, Simulator, StepResult
@@ -80,7 +81,7 @@ class ReferenceSimulator(Simulator):
         hard_impulse = np.zeros(len(hard.drift))
         v_plus = v
         hv = hard.jacobian @ v
-        approaching = any(self._approaching(c) for c in contacts) or self._hard_approaching(hard, hv)
+        approaching = any(self._approaching(c) for c in contacts if not c.guard) or self._hard_approaching(hard, hv)
         impulse_ran = False
         bounded = False
         for p in range(IMPULSE_PASSES if approaching else 0):
@@ -117,17 +118,22 @@ class ReferenceSimulator(Simulator):
             hv = hard.jacobian @ v_plus
             before = contacts
             contacts = self._contacts(patches)
-            approaching = not last and (any(self._approaching(c) for c in contacts) or self._hard_approaching(hard, hv))
-            kept = {c.area.patch.key for c in contacts}
+            approaching = not last and (
+                any(self._approaching(c) for c in contacts if not c.guard) or self._hard_approaching(hard, hv)
+            )
+            kept = {c.area.patch.key for c in contacts if not c.guard}
             for c in before:  # bounced off: reported with its impulse only
-                if c.area.patch.key in impulses and c.area.patch.key not in kept:
+                if not c.guard and c.area.patch.key in impulses and c.area.patch.key not in kept:
                     c.released = True
                     contacts.append(c)
             if not approaching:
                 break
 
-        # speculative contacts that took no impulse take no part in the acceleration phase
-        contacts = [c for c in contacts if c.released or c.area.patch.key in impulses or c.area.gap.min() <= tol]
+        # speculative contacts that took no impulse take part in the acceleration phase as
+        # the guards of their nearest points only
+        for c in contacts:
+            if not (c.released or c.area.patch.key in impulses or c.area.gap.min() <= tol):
+                self._to_guard(c)
 
         # 4. accelerations and wrenches (Eq. 20a, 20b)
         tau_full = np.zeros(model.nv)
@@ -136,7 +142,8 @@ class ReferenceSimulator(Simulator):
         if ext is not None:
             tau_full += ext
         a0 = mass_solve(M_factor, tau_full - self._damping * v_plus - ws.b)
-        solving = [c for c in contacts if not c.released]  # not those that bounced off in the impulse
+        # not those that bounced off in the impulse; the guards, released, checked by the solve
+        solving = [c for c in contacts if not c.released or c.guard]
         for c in solving:
             c.set_desired(self.gains)
         kp, kd = self.gains
@@ -229,7 +236,10 @@ class ReferenceSimulator(Simulator):
     def _contacts(self, patches: list[ContactPatch]) -> list[ActiveContact]:
         """Active contacts at the workspace state: separating points dropped, areas classified.
         Points farther than contact_tolerance are speculative: kept only
-        when they would come within it during the step at their normal velocity."""
+        when they would come within it during the step at their normal velocity. Of the points
+        a patch dropped, the two that would end the step deepest at their velocities are
+        guards after the patch's contact: frictionless point contacts, released
+        (step_kernel._build_contacts)."""
         ws, sep = self.ws, self.config.thresholds.separating
         tol, dt = self.config.contact_tolerance, self.config.dt
         out = []
@@ -246,14 +256,34 @@ class ReferenceSimulator(Simulator):
             keep = near & (vn <= sep + self._correction_rate * np.maximum(0.0, -patch.gap))
             keep |= ~near & (patch.gap + vn * dt < tol)
             nkeep = int(np.count_nonzero(keep))
-            if nkeep == 0:
-                continue
-            if nkeep < len(keep):
-                patch = patch._replace(points=patch.points[keep], local=patch.local[keep], gap=patch.gap[keep], roll=patch.roll[keep])
-            area = classify_patch(patch)
-            out.append(ActiveContact(area, self._reference_materials[patch.element], ws, self._reference_memory.get(patch.key),
-                                     tol, dt))  # fmt: skip
+            if nkeep:
+                kept = patch
+                if nkeep < len(keep):
+                    kept = patch._replace(points=patch.points[keep], local=patch.local[keep], gap=patch.gap[keep], roll=patch.roll[keep])
+                area = classify_patch(kept)
+                out.append(ActiveContact(area, self._reference_materials[patch.element], ws, self._reference_memory.get(patch.key),
+                                         tol, dt))  # fmt: skip
+            dropped = np.flatnonzero(~keep)  # the two that would end the step deepest
+            for i in dropped[np.argsort(patch.gap[dropped] + vn[dropped] * dt, kind="stable")[:2]]:
+                one = slice(i, i + 1)
+                point = patch._replace(points=patch.points[one], local=patch.local[one], gap=patch.gap[one], roll=patch.roll[one])
+                material = Material(0.0, 0.0, self._reference_materials[patch.element].restitution)
+                guard = ActiveContact(classify_patch(point), material, ws, None, tol, dt)
+                guard.guard, guard.sticking, guard.released = True, False, True
+                out.append(guard)
         return out
+
+    def _to_guard(self, c: ActiveContact) -> None:
+        """c becomes the guard of the point that would end the step nearest the surface at its
+        velocity: frictionless, no memory, released (step_kernel._to_guard)."""
+        a, vel = c.area, c.vel
+        i = int(np.argmin(a.gap + (vel[2] + vel[3] * a.xy[:, 1] - vel[4] * a.xy[:, 0]) * self.config.dt))
+        c.area = ContactArea(a.patch, ContactKind.POINT, a.R_world_vl, a.origin + a.R_world_vl[:, :2] @ a.xy[i],
+                             np.zeros((1, 2)), a.gap[i : i + 1], np.array([0]), a.roll[i : i + 1])  # fmt: skip
+        c.material = Material(0.0, 0.0, c.material.restitution)
+        c.memory = None
+        c.guard, c.sticking, c.released, c.spin = True, False, True, 0.0
+        c.refresh(self.ws)
 
     def _reference_provider_rows(self, rows: list[OneSidedRows], v: np.ndarray):
         nv = self.model.nv
@@ -299,7 +329,7 @@ class ReferenceSimulator(Simulator):
         names = self.model.body_names
         for c in contacts:
             key = c.area.patch.key
-            imp = impulses.get(key)
+            imp = None if c.guard else impulses.get(key)
             if imp is None:
                 if c.released:
                     continue
@@ -323,7 +353,7 @@ class ReferenceSimulator(Simulator):
                     w, ww, imp, pv,
                 )  # fmt: skip
             )
-            if c.released:
+            if c.released or c.guard:  # a guard is not remembered
                 continue
             if c.sticking:
                 keep = c.memory is not None and c.memory.sticking and c.spin == 0.0 and not c.rolling
