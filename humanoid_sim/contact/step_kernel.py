@@ -542,6 +542,27 @@ def _in_frame_of(dyn, other, R, origin):
 
 
 @njit(cache=True)
+def _to_point(tab, i, j0) -> None:
+    """Contact i becomes the point contact at its point row j0: the origin moves there, the
+    frame stays."""
+    st = tab.point_start[i]
+    R = tab.R[i]
+    x, y = tab.xy[j0, 0], tab.xy[j0, 1]
+    for r in range(3):
+        tab.origin[i, r] += R[r, 0] * x + R[r, 1] * y
+    g, hit = tab.gap[j0], tab.hit[j0]
+    tab.xy[st, 0] = 0.0
+    tab.xy[st, 1] = 0.0
+    tab.gap[st] = g
+    tab.hit[st] = hit
+    tab.hull_start[i] = st
+    tab.hull[st] = 0
+    tab.point_count[i] = 1
+    tab.hull_count[i] = 1
+    tab.kind[i] = POINT
+
+
+@njit(cache=True)
 def _reduce_area(d, tab, i, h0, h1) -> None:
     """Contact i becomes the point contact at hull position h0 (h1 < 0) or the line contact
     along the hull edge (h0, h1) (seed 000 4.4 (2): p_v left the area)."""
@@ -550,18 +571,7 @@ def _reduce_area(d, tab, i, h0, h1) -> None:
     R = tab.R[i]
     j0 = st + tab.hull[hs + h0]
     if h1 < 0:
-        x, y = tab.xy[j0, 0], tab.xy[j0, 1]
-        for r in range(3):
-            tab.origin[i, r] += R[r, 0] * x + R[r, 1] * y
-        g, hit = tab.gap[j0], tab.hit[j0]
-        tab.xy[st, 0] = 0.0
-        tab.xy[st, 1] = 0.0
-        tab.gap[st] = g
-        tab.hit[st] = hit
-        tab.hull[st] = 0
-        tab.point_count[i] = 1
-        tab.hull_count[i] = 1
-        tab.kind[i] = POINT
+        _to_point(tab, i, j0)
         return
     j1 = st + tab.hull[hs + h1]
     x0, y0, x1, y1 = tab.xy[j0, 0], tab.xy[j0, 1], tab.xy[j1, 0], tab.xy[j1, 1]
@@ -1509,19 +1519,7 @@ def _to_guard(d, tab, i) -> None:
         end = tab.gap[t] + (vel[2] + vel[3] * tab.xy[t, 1] - vel[4] * tab.xy[t, 0]) * dt
         if end < near_end:
             near, near_end = t, end
-    R = tab.R[i]
-    x, y = tab.xy[near, 0], tab.xy[near, 1]
-    for r in range(3):
-        tab.origin[i, r] += R[r, 0] * x + R[r, 1] * y
-    tab.gap[st] = tab.gap[near]
-    tab.hit[st] = tab.hit[near]
-    tab.xy[st, 0] = 0.0
-    tab.xy[st, 1] = 0.0
-    tab.hull_start[i] = st
-    tab.hull[st] = 0
-    tab.point_count[i] = 1
-    tab.hull_count[i] = 1
-    tab.kind[i] = POINT
+    _to_point(tab, i, near)
     tab.guard[i] = 1
     tab.sticking[i] = 0
     tab.spin[i] = 0.0
