@@ -23,9 +23,11 @@ bundles of contact/step_data.py (the dynamics workspace is already at (q, v)):
     would reverse sticks; hard provider rows released when their force turns negative.
     A phase whose checked solve is rank deficient or still fails after the rounds, or
     releases a contact that goes on approaching (Painlevé), or an impulse whose p_v leaves an
-    area (reduced, the area would drop points that are striking the ground), is replaced by
-    the bounded solve of the same rows (contact/bounded_solve.py), valid by construction: a
-    failed solve is never integrated;
+    area (reduced, the area would drop points that are striking the ground), or reduces an
+    area whose dropped points its accelerations would drive in, is replaced by
+    the bounded solve of the same rows (contact/bounded_solve.py; an area the rounds reduced
+    taken back as built where the solve would drive one of its points in), valid by
+    construction: a failed solve is never integrated;
  5. integration (dynamics/integrator.py: RK4-Munthe-Kaas with the constraint force held);
     reports (wrenches, p_v of Eq. 26, world points, ZMP) and the contact memory.
 
@@ -774,10 +776,12 @@ def _assemble(d, tab, nc, n_hard, n_fric) -> tuple:
 
 
 @njit(cache=True)
-def _check(d, tab, i, phase, x, apply) -> int:
+def _check(d, tab, i, phase, x, apply, built) -> int:
     """Contact i's validity checks (4.4, 4.5) on its wrench: VALID, CHANGED when its state
     must change (changed when apply), or TO_BOUNDED when the phase must go to the bounded
-    solve: an impulse whose p_v leaves the area. (Reduced to the nearest edge or vertex as
+    solve: an impulse whose p_v leaves the area. An area reduced for the first time in the
+    phase is first kept as built in row i of the table ``built`` (kind 0 there: not yet), for
+    the bounded solve should the rounds fail (_bounded). (Reduced to the nearest edge or vertex as
     in the acceleration phase, the area would drop its other points, and a body hitting the
     ground at metres per second drives those on into it within the step; the bounded solve
     keeps p_v inside the hull, which holds every vertex of the area.)"""
@@ -822,6 +826,8 @@ def _check(d, tab, i, phase, x, apply) -> int:
             if phase == IMPULSE_PHASE:
                 return TO_BOUNDED
             if apply:
+                if built.kind[i] == 0:
+                    _copy_contact(tab, i, built, i, tab.point_start[i])
                 _reduce_area(d, tab, i, h0, h1)
                 _refresh(d, tab, i)
                 _set_target(d, tab, i, phase)
@@ -862,7 +868,54 @@ def _check(d, tab, i, phase, x, apply) -> int:
 
 
 @njit(cache=True)
-def _bounded(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
+def _bounded(d, tab, nc, n_hard, n_fric, phase, base, x, built) -> None:
+    """The bounded solve (_bounded_rows) of the contacts as the checked rounds left them; in
+    the acceleration phase a contact whose area the rounds reduced (_check) and whose
+    accelerations would drive a point of the area as built into the surface (_driven_in)
+    comes back from row i of ``built`` as built, and the solve runs again. (Kept reduced, a
+    line whose p_v had left it at one end was held at that end only, and the other end went
+    0.8 mm into the ground: g1's foot under random torques, every other step, to 4.2 mm.
+    Taken back always, the sliver areas of a robot lying on redundant contacts kept it
+    rocking.)"""
+    _bounded_rows(d, tab, nc, n_hard, n_fric, phase, base, x)
+    if phase != ACCELERATION_PHASE:
+        return
+    again = False
+    for i in range(nc):
+        if not tab.bounced[i] and built.kind[i] != 0 and _driven_in(d, built, i, x):
+            _copy_contact(built, i, tab, i, built.point_start[i])
+            again = True
+    if again:
+        _bounded_rows(d, tab, nc, n_hard, n_fric, phase, base, x)
+
+
+@njit(cache=True)
+def _driven_in(d, tab, i, x) -> bool:
+    """Whether accelerations x (nv,) would end a point of contact i deeper than the surface
+    (gap g > 0) or than it starts (g <= 0), by more than RELEASE_MARGIN [m/s^2] of normal
+    acceleration (a guard's target: kernels.guard_target_nb). A point (px, py, 0) of the
+    area, virtual-link axes: a_n = a_z + α_x py - α_y px + ω_z (ω_x px + ω_y py) (the normal
+    part of a_O + α × r + ω × (ω × r)), v_n = v_z + ω_x py - ω_y px."""
+    G, dr, vel = tab.G[i], tab.drift[i], tab.vel[i]
+    az, ax, ay = dr[VZ], dr[WX], dr[WY]
+    for col in range(x.shape[0]):
+        az += G[VZ, col] * x[col]
+        ax += G[WX, col] * x[col]
+        ay += G[WY, col] * x[col]
+    wx, wy, wz = vel[WX], vel[WY], vel[WZ]
+    dt = d.params.dt
+    st, cnt = tab.point_start[i], tab.point_count[i]
+    for t in range(st, st + cnt):
+        px, py = tab.xy[t, 0], tab.xy[t, 1]
+        vn = vel[VZ] + wx * py - wy * px
+        an = az + ax * py - ay * px + wz * (wx * px + wy * py)
+        if an < -2.0 * (max(tab.gap[t], 0.0) + vn * dt) / (dt * dt) - RELEASE_MARGIN:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _bounded_rows(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
     """The bounded solve (contact/bounded_solve.py) of every contact not bounced off
     (released ones taken back, all sticking) and every hard row; the contacts get their
     wrench and state from it: released where f_z = 0, slipping where |f_t| reached μ_d f_z
@@ -1126,13 +1179,15 @@ def _check_friction(d, n_fric, row0, x, apply) -> bool:
 
 
 @njit(cache=True)
-def _solve_with_checks(d, tab, nc, n_hard, n_fric, phase, base, x, release_tolerance) -> tuple:
+def _solve_with_checks(d, tab, nc, n_hard, n_fric, phase, base, x, release_tolerance, built) -> tuple:
     """Solve one phase and apply the validity checks of 4.4-4.6 (the module docstring's
     step 4) and those of joint friction (the first n_fric joints of d.friction); a phase
     that is rank deficient or still fails after the rounds, or an impulse whose p_v leaves
-    an area, is replaced by the bounded solve. Returns (rounds, validated, bounded). Wrenches into tab.wrench, hard forces into
+    an area, or an acceleration phase that reduced an area whose other points it would drive
+    in (_driven_in), is replaced by the bounded solve. Returns (rounds, validated, bounded). Wrenches into tab.wrench, hard forces into
     hard.force (acceleration phase) or hard.impulse (0 for released rows), joint friction
-    torques into friction.torque."""
+    torques into friction.torque. built: the other table, where the acceleration phase keeps
+    the areas its checks reduce as they were built (kind 0 in rows 0..nc-1: none yet)."""
     s = d.solve
     hard = d.hard
     par = d.params
@@ -1152,7 +1207,7 @@ def _solve_with_checks(d, tab, nc, n_hard, n_fric, phase, base, x, release_toler
         to_bounded = False
         for i in range(nc):
             if not (tab.released[i] or tab.bounced[i]):
-                check = _check(d, tab, i, phase, x, apply)
+                check = _check(d, tab, i, phase, x, apply, built)
                 changed |= check != VALID
                 to_bounded |= check == TO_BOUNDED
         if to_bounded:
@@ -1182,8 +1237,17 @@ def _solve_with_checks(d, tab, nc, n_hard, n_fric, phase, base, x, release_toler
                 if acc < tab.target[i, VZ] - release_tolerance:
                     validated = False
                     break
+    if validated and phase == ACCELERATION_PHASE:
+        # an area reduced to the edge or vertex nearest p_v (4.5) turns about it, its other
+        # points lifting; where they would go in instead (a tilted area, its deepest point not
+        # the one kept: g1's sole kept a point at the surface and its deepest point, 0.64 mm
+        # in, went 0.65 mm deeper), the reduction does not hold
+        for i in range(nc):
+            if built.kind[i] != 0 and not tab.bounced[i] and _driven_in(d, built, i, x):
+                validated = False
+                break
     if not validated:  # never integrate a solve that failed its checks
-        _bounded(d, tab, nc, n_hard, n_fric, phase, base, x)
+        _bounded(d, tab, nc, n_hard, n_fric, phase, base, x, built)
         return rounds, False, True
     for i in range(nc):
         if tab.released[i]:
@@ -1450,7 +1514,8 @@ def _virtual_link_nb(d, tab, nc, k, v, tau, n_hard, with_contacts) -> tuple:
             for i in range(nc):
                 if not tab.bounced[i]:
                     _set_target(d, tab, i, IMPULSE_PHASE)
-            _, _, bounded = _solve_with_checks(d, tab, nc, n_hard, 0, IMPULSE_PHASE, v_pass, v_plus, par.impact)
+            _, _, bounded = _solve_with_checks(d, tab, nc, n_hard, 0, IMPULSE_PHASE, v_pass, v_plus, par.impact,
+                                             d.tables[1 - t_index])  # fmt: skip
             if bounded:
                 counts.bounded = 1
                 counts.validated = 0
@@ -1617,7 +1682,12 @@ def _virtual_link_acceleration(d, tab, nc, v_plus, tau, n_hard, t_index) -> tupl
     # a released contact must not go on approaching here either: its acceleration below its
     # target by more than RELEASE_MARGIN (Painlevé: sliding, no force on its friction ray holds
     # it) sends the phase to the bounded solve, which widens its friction
-    rounds, _, bounded = _solve_with_checks(d, tab, nc, n_hard, n_fric, ACCELERATION_PHASE, a0, a, RELEASE_MARGIN)
+    # the other table keeps the areas as built of the contacts the checks reduce (_check)
+    built = d.tables[1 - t_index]
+    for i in range(nc):
+        built.kind[i] = 0
+    rounds, _, bounded = _solve_with_checks(d, tab, nc, n_hard, n_fric, ACCELERATION_PHASE, a0, a, RELEASE_MARGIN,
+                                            built)  # fmt: skip
     counts.rounds = rounds
     if bounded:
         counts.bounded = 1

@@ -249,13 +249,9 @@ def test_friction_of_a_sliding_contact_only_opposes_its_sliding(rng):
         assert np.allclose(ft, -t * s, atol=1e-12) and -1e-12 <= t <= 0.5 * fz + 1e-12
 
 
-def test_a_robot_lying_on_redundant_contacts_comes_to_rest():
-    """g1 of example-robot-data (29 joints with their stops, mesh collision hulls) collapsing
-    passively from its neutral pose ends lying on ten or more redundant contacts: every step
-    of the lying is a bounded solve. The robot comes to rest and the ground carries its weight
-    on every step of the last second. (The bounded solve corrects position errors only beyond
-    the contact band: corrected all the way to 0, the errors of redundant contacts, measured
-    contact by contact, fight each other and the robot never settles.)"""
+def g1_simulator() -> Simulator:
+    """g1 of example-robot-data (29 joints with their stops, mesh collision hulls) on flat
+    ground at its neutral pose; the test skips where example-robot-data is not installed."""
     urdfs = [s / "example-robot-data/robots/g1_description/urdf/g1_29dof_rev_1_0.urdf" for s in example_robot_data_share_dirs()]
     urdfs = [u for u in urdfs if u.is_file()]
     if not urdfs:
@@ -264,6 +260,18 @@ def test_a_robot_lying_on_redundant_contacts_comes_to_rest():
     sim = Simulator(model, providers=[RangeOfMotionProvider(model, RangeOfMotionConfig())],
                     poses={"neutral": InitialPose("neutral")})  # fmt: skip
     sim.reset("neutral")
+    return sim
+
+
+def test_a_robot_lying_on_redundant_contacts_comes_to_rest():
+    """g1 collapsing passively from its neutral pose ends lying on ten or more redundant
+    contacts: every step of the lying is a bounded solve. The robot comes to rest and the
+    ground carries its weight on every step of the last second. (The bounded solve corrects
+    position errors only beyond the contact band: corrected all the way to 0, the errors of
+    redundant contacts, measured contact by contact, fight each other and the robot never
+    settles.)"""
+    sim = g1_simulator()
+    model = sim.model
     mg = model.total_mass * float(np.linalg.norm(model.gravity))
     bounded = 0
     for step in range(6000):
@@ -279,3 +287,26 @@ def test_a_robot_lying_on_redundant_contacts_comes_to_rest():
             assert (1 <= r.sweeps <= BOUNDED_SWEEPS) if r.solver == "bounded" else r.sweeps == 0
     assert bounded > 500  # lying on redundant contacts: the bounded solve
     assert len(r.contacts) >= 8
+
+
+def test_an_area_reduction_does_not_leave_a_flailing_foot_s_other_points_to_go_in():
+    """g1 under random full-effort torques (resampled every 50 ms, seed 14) kicks and spins
+    its feet on the ground. At t = 5.58 s a sole lies on the ground along one edge (a line
+    contact); the checked rounds put p_v past one end, reduce the line to that end and fail
+    their checks: the bounded solve must hold the edge as it was built (given the reduced
+    point only, it let the other end go 0.8 mm in, every other step, to 4.2 mm). At t = 6.285 s
+    a tilted sole (a surface contact, its deepest point 0.64 mm in) is reduced to the vertex
+    nearest p_v, at the surface, and the checked solve passes: that reduction must not hold
+    when the step drives the deepest point in (it went 0.65 mm deeper). No point ends deeper
+    than 1 mm."""
+    sim = g1_simulator()
+    effort = np.asarray(sim.model.limits.effort, dtype=float)
+    rng = np.random.default_rng(14)
+    deepest = 0.0
+    for step in range(6400):
+        if step % 50 == 0:
+            tau = rng.uniform(-effort, effort)
+        r = sim.step(tau)
+        assert r.validated or r.solver == "bounded"
+        deepest = max(deepest, r.max_penetration)
+    assert deepest <= 1e-3, deepest

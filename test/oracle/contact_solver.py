@@ -318,6 +318,7 @@ def solve_with_checks(
     """
     has_hard = len(hard_active) > 0
     hard_active = hard_active.copy() if has_hard else hard_active
+    built = [c.area for c in contacts]  # the areas as built: the bounded solve's
     validated = False
     rank_def = False
     rounds = 0
@@ -365,6 +366,8 @@ def solve_with_checks(
                 if c.G[VZ] @ x < target - release_tolerance:
                     validated = False
                     break
+    if validated and not impulse:  # a reduced area whose other points would go in does not hold
+        validated = not any(c.area is not area and _driven_in(c, area, x, ws) for c, area in zip(contacts, built))
     if not validated:  # never integrate a solve that failed its checks
         if bounded_slop > 0.0:
             for c in contacts:
@@ -377,11 +380,42 @@ def solve_with_checks(
                     return bounded_hard_rhs[comps] if c is None else plain(c, comps)
 
         x, hard_lam = _bounded(contacts, hard, M_factor, base, rhs_of, hard_warm, impulse)
+        if not impulse:  # an area the rounds reduced, driven in where built: taken back, solved again
+            again = False
+            for c, area in zip(contacts, built):
+                if c.area is not area and _driven_in(c, area, x, ws):
+                    c.area = area
+                    c.refresh(ws)
+                    again = True
+            if again:
+                for c in contacts:
+                    c.sticking = True
+                    c.set_desired(gains, bounded_slop)
+                x, hard_lam = _bounded(contacts, hard, M_factor, base, rhs_of, hard_warm, impulse)
         return SolveReport(x, hard_lam, rounds, False, rank_def, True)
     for c in contacts:
         if c.released:
             c.lam = np.zeros(6)
     return SolveReport(x, hard_lam, rounds, validated, rank_def)
+
+
+def _driven_in(c: ActiveContact, built: ContactArea, x: np.ndarray, ws) -> bool:
+    """Whether accelerations x would end a point of c's area as built deeper than the surface
+    (g > 0) or than it starts (g <= 0), by more than RELEASE_MARGIN of normal acceleration
+    (step_kernel._driven_in). c is left as it was."""
+    reduced = c.area
+    saved = c.G.copy(), c.drift.copy(), c.vel.copy(), c.slip_dir.copy(), c.rolling
+    c.area = built
+    c.refresh(ws)
+    lin, ang = c.G[VZ] @ x + c.drift[VZ], c.G[3:5] @ x + c.drift[3:5]
+    w = c.vel[3:]
+    px, py = built.xy[:, 0], built.xy[:, 1]
+    vn = c.vel[VZ] + w[0] * py - w[1] * px
+    an = lin + ang[0] * py - ang[1] * px + w[2] * (w[0] * px + w[1] * py)
+    dt = c.dt
+    c.area = reduced
+    c.G[:], c.drift[:], c.vel[:], c.slip_dir[:], c.rolling = saved
+    return bool(np.any(an < -2.0 * (np.maximum(built.gap, 0.0) + vn * dt) / dt**2 - RELEASE_MARGIN))
 
 
 _BLOCK_OF_KIND = {ContactKind.POINT: BLOCK_POINT, ContactKind.LINE: BLOCK_LINE, ContactKind.SURFACE: BLOCK_SURFACE}
