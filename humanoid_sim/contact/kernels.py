@@ -743,6 +743,14 @@ def speculative_target_nb(xy, gap, vel, tolerance, dt, out) -> None:
     out[2] = -2.0 * (g + vn * dt) / (dt * dt)
 
 
+@njit(cache=True, inline="always")
+def guard_acceleration_nb(gap: float, vn: float, dt: float) -> float:
+    """The normal acceleration [m/s^2] at which a point gap g [m] from the surface, moving
+    along the normal at vn [m/s], ends a step of dt [s] exactly at the surface (g > 0) or
+    where it starts (g <= 0): g + vn dt + a dt^2 / 2 = min(g, 0)."""
+    return -2.0 * (max(gap, 0.0) + vn * dt) / (dt * dt)
+
+
 @njit(cache=True)
 def guard_target_nb(gap, vel, dt, out) -> None:
     """A guard's targets into out (6,) (step_kernel._build_contacts: one point of the band
@@ -754,7 +762,7 @@ def guard_target_nb(gap, vel, dt, out) -> None:
     the point ends where it started or lower, pushed up."""
     for c in range(6):
         out[c] = 0.0
-    out[2] = -2.0 * (max(gap, 0.0) + vel[2] * dt) / (dt * dt)
+    out[2] = guard_acceleration_nb(gap, vel[2], dt)
 
 
 @njit(cache=True, inline="always")

@@ -65,6 +65,7 @@ from humanoid_sim.contact.kernels import (
     contact_kinematics_nb,
     desired_acceleration_nb,
     detect_points_nb,
+    guard_acceleration_nb,
     guard_target_nb,
     lu_solve_into,
     mean_distance_nb,
@@ -909,7 +910,7 @@ def _driven_in(d, tab, i, x) -> bool:
         px, py = tab.xy[t, 0], tab.xy[t, 1]
         vn = vel[VZ] + wx * py - wy * px
         an = az + ax * py - ay * px + wz * (wx * px + wy * py)
-        if an < -2.0 * (max(tab.gap[t], 0.0) + vn * dt) / (dt * dt) - RELEASE_MARGIN:
+        if an < guard_acceleration_nb(tab.gap[t], vn, dt) - RELEASE_MARGIN:
             return True
     return False
 
@@ -1230,13 +1231,9 @@ def _solve_with_checks(d, tab, nc, n_hard, n_fric, phase, base, x, release_toler
             break
     if validated:  # the other half of check (1): a released contact must not go on approaching
         for i in range(nc):
-            if tab.released[i] and not tab.bounced[i]:
-                acc = 0.0
-                for col in range(x.shape[0]):
-                    acc += tab.G[i, VZ, col] * x[col]
-                if acc < tab.target[i, VZ] - release_tolerance:
-                    validated = False
-                    break
+            if tab.released[i] and not tab.bounced[i] and _below_target(tab, i, x, release_tolerance):
+                validated = False
+                break
     if validated and phase == ACCELERATION_PHASE:
         # an area reduced to the edge or vertex nearest p_v (4.5) turns about it, its other
         # points lifting; where they would go in instead (a tilted area, its deepest point not
@@ -1263,15 +1260,21 @@ def _check_guards(d, tab, nc, x, release_tolerance, apply) -> bool:
     taken into the solve (when apply). True when one is."""
     changed = False
     for i in range(nc):
-        if tab.guard[i] and tab.released[i] and not tab.bounced[i]:
-            acc = 0.0
-            for col in range(x.shape[0]):
-                acc += tab.G[i, VZ, col] * x[col]
-            if acc < tab.target[i, VZ] - release_tolerance:
-                changed = True
-                if apply:
-                    tab.released[i] = 0
+        if tab.guard[i] and tab.released[i] and not tab.bounced[i] and _below_target(tab, i, x, release_tolerance):
+            changed = True
+            if apply:
+                tab.released[i] = 0
     return changed
+
+
+@njit(cache=True, inline="always")
+def _below_target(tab, i, x, tolerance) -> bool:
+    """Whether contact i's normal row G_z x (its target is net of the drift) falls below its
+    target by more than tolerance: a released contact that x takes on into the surface."""
+    acc = 0.0
+    for col in range(x.shape[0]):
+        acc += tab.G[i, VZ, col] * x[col]
+    return acc < tab.target[i, VZ] - tolerance
 
 
 @njit(cache=True)
