@@ -63,7 +63,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from humanoid_sim.contact.kernels import cho_solve_vec, cholesky_into, lu_solve_into
+from humanoid_sim.contact.kernels import back_project_nb, lu_solve_into, rows_gram_nb
 
 __all__ = [
     "BLOCK_BOX",
@@ -75,7 +75,9 @@ __all__ = [
     "BOUNDED_SWEEPS",
     "BOUNDED_TOLERANCE",
     "BoundedRows",
+    "BoundedWork",
     "bounded_solve_nb",
+    "bounded_work",
     "regularised_product_nb",
 ]
 
@@ -113,6 +115,34 @@ class BoundedRows(NamedTuple):
     hull_xy: np.ndarray
     hull_start: np.ndarray
     slip: np.ndarray
+
+
+class BoundedWork(NamedTuple):
+    """Scratch of bounded_solve_nb for up to K rows over nv dofs and areas of up to h hull
+    vertices (bounded_work: allocated once, not per solve).
+
+    ZT (nv K,): L^-1 Hᵀ, used as (nv, k); B (K K,): H A^-1 Hᵀ, used as (k, k); r, w, w_old
+    (K,): the right side, (B + ε I) λ and its value at the start of a sweep; old, pre (6,):
+    a block's forces before its sweep and before its projection; G (3, h), P (3, 3), c (9,):
+    _area_normal_rows's scratch."""
+
+    ZT: np.ndarray
+    B: np.ndarray
+    r: np.ndarray
+    w: np.ndarray
+    w_old: np.ndarray
+    old: np.ndarray
+    pre: np.ndarray
+    G: np.ndarray
+    P: np.ndarray
+    c: np.ndarray
+
+
+def bounded_work(rows: int, nv: int, hull: int) -> BoundedWork:
+    """A BoundedWork for up to ``rows`` rows over nv dofs and hulls of up to ``hull`` vertices."""
+    K, h = max(rows, 1), max(hull, 2)
+    return BoundedWork(np.zeros(nv * K), np.zeros(K * K), np.zeros(K), np.zeros(K), np.zeros(K), np.zeros(6),
+                       np.zeros(6), np.zeros((3, h)), np.zeros((3, 3)), np.zeros(9))  # fmt: skip
 
 
 class SubspaceWork(NamedTuple):
@@ -534,7 +564,7 @@ def _in_set(rows, blk, lam, tol) -> bool:
 
 
 @njit(cache=True)
-def _subspace_step(rows, L, B, eps, r, lam, w, sw, tol) -> bool:
+def _subspace_step(rows, ZT, B, eps, r, lam, w, sw, tol) -> bool:
     """One subspace solve: the forces λ = V μ on the faces on which the blocks' forces lam lie
     (_face_columns) whose rows' equations hold there, Wᵀ ((B + ε I) V μ - r) = 0, solved
     exactly (B's near-null space included), taken when they lie in the sets (then returns True
@@ -542,8 +572,8 @@ def _subspace_step(rows, L, B, eps, r, lam, w, sw, tol) -> bool:
     faces again. With no friction at a bound W = V and this is the least of the objective on
     the faces; with friction tied to f_z (Coulomb's sliding) the normal rows hold and the
     friction rides on f_z, the fixed point the sweeps converge to (the least of the objective
-    would press harder to buy friction). L: the Cholesky factor of A, B = H A^-1 Hᵀ = ZᵀZ with
-    Z = L^-1 Hᵀ, so that Wᵀ B V = (Z W)ᵀ (Z V) costs nv m² rather than k² m. sw: SubspaceWork
+    would press harder to buy friction). ZT = L^-1 Hᵀ (nv, k) (L: the Cholesky factor of A), so
+    that B = ZTᵀ ZT and Wᵀ B V = (ZT W)ᵀ (ZT V) costs nv m² rather than k² m. sw: SubspaceWork
     of at least k rows. (Projected Gauss-Seidel alone moves the forces of
     redundant contacts along B's near-null space at the pace of ε: 200 sweeps left a robot
     lying on ten contacts with its support 25 % off its weight.)"""
@@ -559,26 +589,22 @@ def _subspace_step(rows, L, B, eps, r, lam, w, sw, tol) -> bool:
         m += _face_columns(rows, blk, lam, V, W, m, tol)
     if m == 0:
         return False
-    H = rows.H
-    nv = H.shape[1]
+    nv = ZT.shape[0]
     for c in range(m):  # each column's rows: those of its block
         lo[c], hi[c] = k, 0
         for a in range(k):
             if V[a, c] != 0.0 or W[a, c] != 0.0:
                 lo[c] = min(lo[c], a)
                 hi[c] = a + 1
-    for c in range(m):  # Z[:, c] = L^-1 Hᵀ V[:, c], ZW[:, c] = L^-1 Hᵀ W[:, c]
+    for c in range(m):  # Z[:, c] = L^-1 Hᵀ V[:, c] = ZT V[:, c], ZW[:, c] = ZT W[:, c]
         for i in range(nv):
             t = 0.0
             u = 0.0
             for a in range(lo[c], hi[c]):
-                t += H[a, i] * V[a, c]
-                u += H[a, i] * W[a, c]
-            for j in range(i):
-                t -= L[i, j] * Z[j, c]
-                u -= L[i, j] * ZW[j, c]
-            Z[i, c] = t / L[i, i]
-            ZW[i, c] = u / L[i, i]
+                t += ZT[i, a] * V[a, c]
+                u += ZT[i, a] * W[a, c]
+            Z[i, c] = t
+            ZW[i, c] = u
     for c in range(m):
         t = 0.0
         for a in range(lo[c], hi[c]):
@@ -627,7 +653,7 @@ def regularised_product_nb(B, eps, x, r, w, m) -> float:
 
 
 @njit(cache=True)
-def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam) -> int:
+def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam, work) -> int:
     """Solve the bounded, regularised problem of the module docstring.
 
     rows: BoundedRows; L: lower Cholesky factor of the joint-space inertia A (nv, nv);
@@ -635,7 +661,7 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam) -> int:
     lam (k,): on entry the first iterate and the centre λ0 of the regularisation (zeros, or
     the previous step's forces of the same rows: a warm start; the problem is strictly convex,
     and the start moves its minimiser by O(ε) only, towards itself); on return λ (row forces,
-    or impulses).
+    or impulses). work: BoundedWork of at least k rows and the largest hull of rows.
     Writes x (nv,). Returns the sweeps done.
     """
     H = rows.H
@@ -644,28 +670,16 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam) -> int:
         x[i] = base[i]
     if k == 0:
         return 0
-    Y = np.empty((nv, k))  # A^-1 Hᵀ
-    col = np.empty(nv)
-    row = np.empty(nv)
-    for j in range(k):
-        for i in range(nv):
-            row[i] = H[j, i]
-        cho_solve_vec(L, row, col)
-        for i in range(nv):
-            Y[i, j] = col[i]
-    B = np.empty((k, k))
-    r = np.empty(k)
+    ZT = work.ZT[: nv * k].reshape((nv, k))  # L^-1 Hᵀ
+    B = work.B[: k * k].reshape((k, k))
+    rows_gram_nb(L, H, ZT, B)
+    r = work.r[:k]
     mean_diag = 0.0
     for a in range(k):
         s = 0.0
         for i in range(nv):
             s += H[a, i] * base[i]
         r[a] = rows.rhs[a] - s
-        for b in range(k):
-            s = 0.0
-            for i in range(nv):
-                s += H[a, i] * Y[i, b]
-            B[a, b] = s
         mean_diag += B[a, a]
     eps = reg * mean_diag / k
     # the regularisation pulls towards the first iterate (the warm start: the previous step's
@@ -674,18 +688,11 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam) -> int:
     # resting against another under a steady load crept into it at ε λ / kd
     for a in range(k):
         r[a] += eps * lam[a]
-    w = np.empty(k)  # (B + ε I) λ: the rows' accelerations (velocities, for impulses) from λ
+    w = work.w[:k]  # (B + ε I) λ: the rows' accelerations (velocities, for impulses) from λ
     r_max = regularised_product_nb(B, eps, lam, r, w, k)
-    w_old = np.empty(k)
-    old = np.empty(6)
-    pre = np.empty(6)
+    w_old = work.w_old[:k]
+    old, pre, G, P, c = work.old, work.pre, work.G, work.P, work.c
     nb = rows.block_kind.shape[0]
-    h_max = 2
-    for blk in range(nb):
-        h_max = max(h_max, rows.hull_start[blk + 1] - rows.hull_start[blk])
-    G = np.zeros((3, h_max))  # an area's generators, its rows' block, right side and scratch (_area_normal_rows)
-    P = np.empty((3, 3))
-    c = np.empty(9)
     sw = _subspace_work(0, 0)  # sized at the first subspace solve: a warm-started solve mostly stops before
     subspace_at = SUBSPACE_FIRST
     sweeps = 0
@@ -737,7 +744,7 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam) -> int:
             # sweep checks them (a force that leaves its face moves, and the faces are found again)
             if sw.V.shape[0] < k:
                 sw = _subspace_work(k, nv)
-            _subspace_step(rows, L, B, eps, r, lam, w, sw, 1e-9)
+            _subspace_step(rows, ZT, B, eps, r, lam, w, sw, 1e-9)
             subspace_at += 1 if sweeps < SUBSPACE_FIRST + SUBSPACE_EVERY_SWEEP - 1 else subspace_at
     # The best multiple of the final iterate: α λ stays in K for 0 <= α <= 1 (every block is
     # a cone, or a box about 0), and f(α λ) = ½ α² λᵀ(B + ε I)λ - α λᵀ r (r with ε λ0) is least at
@@ -755,9 +762,7 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam) -> int:
         alpha = max(0.0, lin / quad)
         for a in range(k):
             lam[a] *= alpha
+    back_project_nb(L, ZT, lam, x)
     for i in range(nv):
-        s = 0.0
-        for j in range(k):
-            s += Y[i, j] * lam[j]
-        x[i] = base[i] + s
+        x[i] += base[i]
     return sweeps

@@ -73,6 +73,63 @@ def cho_solve_vec(L, b, out) -> None:
 
 
 @njit(cache=True)
+def forward_rows_nb(L, H, ZT) -> None:
+    """ZT (nv, k) = L^-1 Hᵀ for k rows H (k, nv) and the Cholesky factor L of A (nv, nv)
+    (A = L Lᵀ): forward substitution of all k columns together, the innermost loop over the
+    columns (contiguous, no dependency chain); zeros of L skipped."""
+    k, nv = H.shape
+    for i in range(nv):
+        for c in range(k):
+            ZT[i, c] = H[c, i]
+        for j in range(i):
+            lij = L[i, j]
+            if lij != 0.0:
+                for c in range(k):
+                    ZT[i, c] -= lij * ZT[j, c]
+        inv = 1.0 / L[i, i]
+        for c in range(k):
+            ZT[i, c] *= inv
+
+
+@njit(cache=True)
+def rows_gram_nb(L, H, ZT, B) -> None:
+    """ZT (nv, k) = L^-1 Hᵀ (forward_rows_nb) and B (k, k) = H A^-1 Hᵀ = ZTᵀ ZT, one triangle
+    computed and mirrored: half the work of A^-1 Hᵀ column by column and H times it."""
+    k, nv = H.shape
+    forward_rows_nb(L, H, ZT)
+    for a in range(k):
+        for b in range(a + 1):
+            B[a, b] = 0.0
+    for i in range(nv):
+        for a in range(k):
+            za = ZT[i, a]
+            if za != 0.0:
+                for b in range(a + 1):
+                    B[a, b] += za * ZT[i, b]
+    for a in range(k):
+        for b in range(a):
+            B[b, a] = B[a, b]
+
+
+@njit(cache=True)
+def back_project_nb(L, ZT, lam, y) -> None:
+    """y (nv,) = A^-1 Hᵀ λ = L^-T (ZT λ), with ZT = L^-1 Hᵀ (nv, k) from forward_rows_nb and
+    λ (k,): the velocity or acceleration change the row forces λ make (row-oriented back
+    substitution, in place)."""
+    nv, k = ZT.shape
+    for i in range(nv):
+        t = 0.0
+        for c in range(k):
+            t += ZT[i, c] * lam[c]
+        y[i] = t
+    for i in range(nv - 1, -1, -1):
+        yi = y[i] / L[i, i]
+        y[i] = yi
+        for j in range(i):
+            y[j] -= L[i, j] * yi
+
+
+@njit(cache=True)
 def lu_solve_into(A, x, m):
     """Solve A[:m, :m] y = x[:m] by LU with partial pivoting, y into x[:m] (A overwritten by
     its factors). Returns the smallest and the largest |pivot|, for the caller's rank test;
@@ -199,13 +256,12 @@ def principal_line_nb(P):
 
 
 @njit(cache=True)
-def gap_fit_nb(xy, gap, kind):
-    """Least-squares (g0, gx, gy) of g = g0 + gx x + gy y (kind 1: constant, 2: no y term)."""
+def gap_plane_nb(xy, gap, kind):
+    """Least-squares (g0, gx, gy) of g = g0 + gx x + gy y over the points xy (n, 2) [m] and
+    their gaps (n,) [m] (kind 1: the mean, 2: no y term), by the normal equations."""
     n = gap.shape[0]
-    out = np.zeros(3)
     if kind == 1 or n == 1:
-        out[0] = gap.mean()
-        return out
+        return gap.mean(), 0.0, 0.0
     m = 2 if kind == 2 else 3
     A = np.zeros((3, 3))
     r = np.zeros(3)
@@ -219,8 +275,14 @@ def gap_fit_nb(xy, gap, kind):
             for b in range(m):
                 A[a, b] += row[a] * row[b]
     sol = np.linalg.solve(A[:m, :m], r[:m])
-    for a in range(m):
-        out[a] = sol[a]
+    return sol[0], sol[1], sol[2] if m == 3 else 0.0
+
+
+@njit(cache=True)
+def gap_fit_nb(xy, gap, kind):
+    """gap_plane_nb as an array (3,): (g0, gx, gy)."""
+    out = np.empty(3)
+    out[0], out[1], out[2] = gap_plane_nb(xy, gap, kind)
     return out
 
 
@@ -664,6 +726,12 @@ def contact_kinematics_nb(parent, ndof, v_index, S, V, A, body, origin, R, J, G,
         vel[3 + r] = R[0, r] * wx + R[1, r] * wy + R[2, r] * wz
 
 
+@njit(cache=True, inline="always")
+def _row_dot(A, a, B, b) -> float:
+    """Row a of A (3, 3) dotted with row b of B: (A Bᵀ)[a, b]."""
+    return A[a, 0] * B[b, 0] + A[a, 1] * B[b, 1] + A[a, 2] * B[b, 2]
+
+
 @njit(cache=True)
 def desired_acceleration_nb(kind, xy, gap, R, origin, R_body, p_body, use_anchor, R_anchor, p_anchor, vel, kp, kd, out,
                             slop=0.0) -> None:
@@ -681,11 +749,9 @@ def desired_acceleration_nb(kind, xy, gap, R, origin, R_body, p_body, use_anchor
     once; corrected all the way to 0 they make the regularised solve fight itself, and a
     robot lying on them never comes to rest. Within the slop each settles where its
     correction stops."""
-    fit = gap_fit_nb(xy, gap, kind)
-    err = np.zeros(6)
-    err[2] = fit[0]
-    err[3] = fit[2]
-    err[4] = -fit[1]
+    g0, gx, gy = gap_plane_nb(xy, gap, kind)
+    # errors: anchor drift x, y; gap; tilts gy, -gx; yaw drift
+    e0, e1, e2, e3, e4, e5 = 0.0, 0.0, g0, gy, -gx, 0.0
     angular = 0.0
     if slop > 0.0:
         extent = 0.0
@@ -694,32 +760,37 @@ def desired_acceleration_nb(kind, xy, gap, R, origin, R_body, p_body, use_anchor
             extent = max(extent, math.hypot(xy[t, 0], xy[t, 1]))
             deepest = min(deepest, gap[t])
         angular = slop / extent if extent > 0.0 else 0.0
-        err[2] = shrink(deepest, slop)
-        err[3] = shrink(err[3], angular)
-        err[4] = shrink(err[4], angular)
+        e2 = shrink(deepest, slop)
+        e3 = shrink(e3, angular)
+        e4 = shrink(e4, angular)
     if use_anchor:
-        # the origin's material point, where the anchor pose would put it
-        ob = np.empty(3)
-        for a in range(3):
-            ob[a] = R_body[0, a] * (origin[0] - p_body[0]) + R_body[1, a] * (origin[1] - p_body[1]) + R_body[2, a] * (origin[2] - p_body[2])
-        e = np.empty(3)
-        for a in range(3):
-            e[a] = origin[a] - (R_anchor[a, 0] * ob[0] + R_anchor[a, 1] * ob[1] + R_anchor[a, 2] * ob[2] + p_anchor[a])
-        err[0] = R[0, 0] * e[0] + R[1, 0] * e[1] + R[2, 0] * e[2]
-        err[1] = R[0, 1] * e[0] + R[1, 1] * e[1] + R[2, 1] * e[2]
-        dR = R_body @ R_anchor.T
-        yx = 0.5 * (dR[2, 1] - dR[1, 2])
-        yy = 0.5 * (dR[0, 2] - dR[2, 0])
-        yz = 0.5 * (dR[1, 0] - dR[0, 1])
-        err[5] = yx * R[0, 2] + yy * R[1, 2] + yz * R[2, 2]
+        # the origin's material point (body axes), where the anchor pose would put it
+        d0, d1, d2 = origin[0] - p_body[0], origin[1] - p_body[1], origin[2] - p_body[2]
+        b0 = R_body[0, 0] * d0 + R_body[1, 0] * d1 + R_body[2, 0] * d2
+        b1 = R_body[0, 1] * d0 + R_body[1, 1] * d1 + R_body[2, 1] * d2
+        b2 = R_body[0, 2] * d0 + R_body[1, 2] * d1 + R_body[2, 2] * d2
+        w0 = origin[0] - (R_anchor[0, 0] * b0 + R_anchor[0, 1] * b1 + R_anchor[0, 2] * b2 + p_anchor[0])
+        w1 = origin[1] - (R_anchor[1, 0] * b0 + R_anchor[1, 1] * b1 + R_anchor[1, 2] * b2 + p_anchor[1])
+        w2 = origin[2] - (R_anchor[2, 0] * b0 + R_anchor[2, 1] * b1 + R_anchor[2, 2] * b2 + p_anchor[2])
+        e0 = R[0, 0] * w0 + R[1, 0] * w1 + R[2, 0] * w2
+        e1 = R[0, 1] * w0 + R[1, 1] * w1 + R[2, 1] * w2
+        # the yaw: the skew part of dR = R_body R_anchorᵀ, about the normal
+        yx = 0.5 * (_row_dot(R_body, 2, R_anchor, 1) - _row_dot(R_body, 1, R_anchor, 2))
+        yy = 0.5 * (_row_dot(R_body, 0, R_anchor, 2) - _row_dot(R_body, 2, R_anchor, 0))
+        yz = 0.5 * (_row_dot(R_body, 1, R_anchor, 0) - _row_dot(R_body, 0, R_anchor, 1))
+        e5 = yx * R[0, 2] + yy * R[1, 2] + yz * R[2, 2]
         if slop > 0.0:
-            drift = math.hypot(err[0], err[1])
+            drift = math.hypot(e0, e1)
             scale = shrink(drift, slop) / drift if drift > 0.0 else 0.0
-            err[0] *= scale
-            err[1] *= scale
-            err[5] = shrink(err[5], angular)
-    for a in range(6):
-        out[a] = -kp * err[a] - kd * vel[a]
+            e0 *= scale
+            e1 *= scale
+            e5 = shrink(e5, angular)
+    out[0] = -kp * e0 - kd * vel[0]
+    out[1] = -kp * e1 - kd * vel[1]
+    out[2] = -kp * e2 - kd * vel[2]
+    out[3] = -kp * e3 - kd * vel[3]
+    out[4] = -kp * e4 - kd * vel[4]
+    out[5] = -kp * e5 - kd * vel[5]
 
 
 @njit(cache=True)
@@ -814,47 +885,29 @@ def zmp_nb(forces, origins, moments, points, height):
 
 @njit(cache=True)
 def schur_solve_nb(L, H, H_hat, rhs, base, symmetric, x_out, lam_out) -> int:
-    """Eq. 20/21 by the Schur complement for Ĥ = H (symmetric): with A = L L^T and
-    Z = L^-1 H^T, B = H A^-1 H^T = Z^T Z, B λ = rhs - H base, x = base + L^-T (Z λ).
-    Only triangular solves (A^-1 is never formed); zeros of L and Z (rows of the point
-    Jacobians vanish off the body's branch) are skipped.
-    Returns 0 on success, 1 when Ĥ != H or B is (nearly) singular (the caller then falls
-    back to LU / least squares), 2 when not finite."""
+    """schur_solve_into with its scratch allocated here (for callers outside the step)."""
     if not symmetric:
         return 1
-    nv = H.shape[1]
-    k = H.shape[0]
-    # ZT = (L^-1 H^T), shape (nv, k): forward substitution of all k columns together, the
-    # innermost loop over the k independent columns (contiguous, no dependency chain)
-    ZT = np.empty((nv, k))
-    acc = np.empty(k)
-    for i in range(nv):
-        for c in range(k):
-            acc[c] = H[c, i]
-        for j in range(i):
-            lij = L[i, j]
-            if lij != 0.0:
-                for c in range(k):
-                    acc[c] -= lij * ZT[j, c]
-        inv = 1.0 / L[i, i]
-        for c in range(k):
-            ZT[i, c] = acc[c] * inv
-    B = np.zeros((k, k))
-    for i in range(nv):
-        for a in range(k):
-            za = ZT[i, a]
-            if za != 0.0:
-                for b in range(a + 1):
-                    B[a, b] += za * ZT[i, b]
-    r = np.empty(k)
+    k, nv = H.shape
+    return schur_solve_into(L, H, rhs, base, x_out, lam_out, np.empty((nv, k)), np.empty((k, k)), np.empty((k, k)),
+                            np.empty(k))  # fmt: skip
+
+
+@njit(cache=True)
+def schur_solve_into(L, H, rhs, base, x_out, lam_out, ZT, B, LB, r) -> int:
+    """Eq. 20/21 by the Schur complement for Ĥ = H (symmetric): with A = L Lᵀ and
+    Z = L^-1 Hᵀ, B = H A^-1 Hᵀ = Zᵀ Z, B λ = rhs - H base, x = base + L^-T (Z λ).
+    Only triangular solves (A^-1 is never formed); zeros of L are skipped. H (k, nv); ZT
+    (nv, k), B, LB (k, k), r (k,): scratch.
+    Returns 0 on success, 1 when B is (nearly) singular (the caller then falls back to LU /
+    least squares), 2 when not finite."""
+    k, nv = H.shape
+    rows_gram_nb(L, H, ZT, B)
     for a in range(k):
-        for b in range(a):
-            B[b, a] = B[a, b]
         t = rhs[a]
         for i in range(nv):
             t -= H[a, i] * base[i]
         r[a] = t
-    LB = np.empty((k, k))
     if not cholesky_into(B, LB):
         return 1
     dmin = 1e300
@@ -866,19 +919,9 @@ def schur_solve_nb(L, H, H_hat, rhs, base, symmetric, x_out, lam_out) -> int:
     if not dmin > 1e-7 * dmax:
         return 1
     cho_solve_vec(LB, r, lam_out)
-    y = np.zeros(nv)  # Z λ, then L^-T (Z λ) in place (row-oriented back substitution)
+    back_project_nb(L, ZT, lam_out, x_out)
     for i in range(nv):
-        t = 0.0
-        for c in range(k):
-            t += ZT[i, c] * lam_out[c]
-        y[i] = t
-    for i in range(nv - 1, -1, -1):
-        yi = y[i] / L[i, i]
-        y[i] = yi
-        for j in range(i):
-            y[j] -= L[i, j] * yi
-    for i in range(nv):
-        x_out[i] = base[i] + y[i]
+        x_out[i] += base[i]
     for i in range(nv):
         if not math.isfinite(x_out[i]):
             return 2

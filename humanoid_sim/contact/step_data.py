@@ -19,6 +19,7 @@ import numpy as np
 from numba import njit, types
 from numba.experimental import structref
 
+from humanoid_sim.contact.bounded_solve import BoundedWork, bounded_work
 from humanoid_sim.contact.convex_shapes import ShapeSet
 from humanoid_sim.contact.narrow_phase import Manifold, NarrowScratch, manifold_buffers, narrow_scratch
 from humanoid_sim.contact.pair_contacts import PairContacts, pair_contacts_buffers
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COUNTS_DTYPE",
+    "REPORT_DTYPE",
     "BodyPairs",
     "ContactTable",
     "Detection",
@@ -286,7 +288,34 @@ COUNTS_DTYPE = np.dtype(
         ("ground_hull", np.int64),  # their hull's size
         ("memory", np.int64),  # contacts remembered for the next step
         ("table", np.int64),  # which of StepData.tables holds the reported contacts
+        ("report_points", np.int64),  # the reported contacts' points: rows 0.. of that table's world
         ("max_penetration", np.float64),  # deepest detected point, reported or not [m] (>= 0)
+    ]
+)
+
+# One reported contact (StepOutput.reports, rows 0..counts.contacts - 1), written by the step:
+# its body, element (environment element or, between two bodies, the other's row), kind
+# (POINT, LINE, SURFACE), sticking (0/1), spin [rad/s about the normal, 0: none], other body
+# (-1: the environment), its points' rows in the table's world points; the virtual link's
+# origin (world) [m] and axes R_world_vl (z the normal); the step's average wrench (f, n) in
+# the virtual-link axes and in the world axes about the origin [N, N m]; the step's impulse
+# (virtual-link axes) [N s, N m s]; p_v (Eq. 26, world) [m], NaN without a normal force.
+REPORT_DTYPE = np.dtype(
+    [
+        ("body", np.int64),
+        ("element", np.int64),
+        ("kind", np.int64),
+        ("sticking", np.int64),
+        ("spin", np.float64),
+        ("other", np.int64),
+        ("point_start", np.int64),
+        ("point_count", np.int64),
+        ("origin", np.float64, (3,)),
+        ("R", np.float64, (3, 3)),
+        ("wrench", np.float64, (6,)),
+        ("wrench_world", np.float64, (6,)),
+        ("impulse", np.float64, (6,)),
+        ("pv", np.float64, (3,)),
     ]
 )
 
@@ -307,6 +336,7 @@ class StepCounts(NamedTuple):
     ground_hull: int
     memory: int
     table: int
+    report_points: int
     max_penetration: float
 
 
@@ -318,7 +348,9 @@ class StepOutput(NamedTuple):
     """q_next (nq,), v_next (nv,): the state after the step; a (nv,): the solve's
     acceleration (first stage); v_plus (nv,): velocity after any impulse; v_pass (nv,): the
     velocity at the start of an impulse pass; a0 (nv,), tau_c (nv,): scratch; zmp (10,): point (3,), margin, force (3,), moment (3,); zmp_points
-    (P, 2), zmp_hull (P,); counts (1,) COUNTS_DTYPE."""
+    (P, 2): the ground contacts' points (x, y) [m], zmp_support (P, 2): their hull, ccw (the support
+    polygon, counts.ground_hull rows); counts (1,) COUNTS_DTYPE; reports (C,) REPORT_DTYPE: the reported
+    contacts (a StepResult copies the first counts.contacts rows in one call)."""
 
     q_next: np.ndarray
     v_next: np.ndarray
@@ -329,8 +361,9 @@ class StepOutput(NamedTuple):
     tau_c: np.ndarray
     zmp: np.ndarray
     zmp_points: np.ndarray
-    zmp_hull: np.ndarray
+    zmp_support: np.ndarray
     counts: np.ndarray
+    reports: np.ndarray
 
 
 @structref.register
@@ -354,16 +387,19 @@ structref.define_proxy(StepData, StepDataType, _FIELDS)
 
 class SolveScratch(NamedTuple):
     """Scratch of the checked and bounded solves for R rows: H, H_hat (R, nv); rhs, lam
-    (R,); Y (nv, R); B, LB (R, R); x (nv,); L (nv, nv): Cholesky factor of M; J (6, nv);
-    block_start, hull_start (R + 1,); block_kind (R,); mu, arm, bound (R,); hull_xy (P, 2);
-    slip (R, 2): sliding directions of the bounded solve's blocks; G_other (6, nv),
-    drift_other, vel_other (6,): the second body's share of a contact between two bodies."""
+    (R,); ZhT (nv R,): L^-1 Ĥᵀ of a checked solve with Ĥ != H, used as (nv, k), and ZT (nv R,):
+    its L^-1 Hᵀ; B, LB (R R,): its B = H A^-1 Ĥᵀ and B's factors, used as (k, k); r (R,): its
+    right side; x (nv,);
+    L (nv, nv): Cholesky factor of M; J (6, nv); block_start, hull_start (R + 1,); block_kind
+    (R,); mu, arm, bound (R,); hull_xy (P, 2); slip (R, 2): sliding directions of the bounded
+    solve's blocks; G_other (6, nv), drift_other, vel_other (6,): the second body's share of a
+    contact between two bodies; bounded: the bounded solve's scratch (BoundedWork)."""
 
     H: np.ndarray
     H_hat: np.ndarray
     rhs: np.ndarray
     lam: np.ndarray
-    Y: np.ndarray
+    ZhT: np.ndarray
     B: np.ndarray
     LB: np.ndarray
     x: np.ndarray
@@ -380,6 +416,9 @@ class SolveScratch(NamedTuple):
     G_other: np.ndarray
     drift_other: np.ndarray
     vel_other: np.ndarray
+    ZT: np.ndarray
+    r: np.ndarray
+    bounded: BoundedWork
 
 
 def allocate_detection(N: int) -> Detection:
@@ -414,20 +453,21 @@ def allocate_hard_rows(K: int, nv: int) -> HardRowTable:
     return HardRowTable(np.zeros((K, nv)), z(), z(), z(), z(), np.zeros(K, np.int64), z(), z(), z(), z(), z())
 
 
-def allocate_output(nq: int, nv: int, P: int) -> StepOutput:
+def allocate_output(nq: int, nv: int, P: int, C: int) -> StepOutput:
     return StepOutput(
         np.zeros(nq), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(10),
-        np.zeros((P, 2)), np.zeros(P, np.int64), np.zeros(1, COUNTS_DTYPE),
+        np.zeros((P, 2)), np.zeros((P, 2)), np.zeros(1, COUNTS_DTYPE), np.zeros(C, REPORT_DTYPE),
     )  # fmt: skip
 
 
 def allocate_solve(rows: int, nv: int, P: int) -> SolveScratch:
     R = rows
     return SolveScratch(
-        np.zeros((R, nv)), np.zeros((R, nv)), np.zeros(R), np.zeros(R), np.zeros((nv, R)), np.zeros((R, R)),
-        np.zeros((R, R)), np.zeros(nv), np.zeros((nv, nv)), np.zeros((6, nv)), np.zeros(R + 1, np.int64),
+        np.zeros((R, nv)), np.zeros((R, nv)), np.zeros(R), np.zeros(R), np.zeros(nv * R), np.zeros(R * R),
+        np.zeros(R * R), np.zeros(nv), np.zeros((nv, nv)), np.zeros((6, nv)), np.zeros(R + 1, np.int64),
         np.zeros(R, np.int64), np.zeros(R), np.zeros(R), np.zeros(R), np.zeros((P, 2)), np.zeros(R + 1, np.int64),
-        np.zeros((R, 2)), np.zeros((6, nv)), np.zeros(6), np.zeros(6),
+        np.zeros((R, 2)), np.zeros((6, nv)), np.zeros(6), np.zeros(6), np.zeros(nv * R), np.zeros(R),
+        bounded_work(R, nv, P),
     )  # fmt: skip
 
 

@@ -59,19 +59,21 @@ from humanoid_sim.contact.bounded_solve import (
 from humanoid_sim.contact.broad_phase import shape_aabbs_nb, sweep_and_prune_nb
 from humanoid_sim.contact.kernels import (
     _TRI_RULE,
+    back_project_nb,
     cho_solve_vec,
     cholesky_into,
     classify_nb,
     contact_kinematics_nb,
     desired_acceleration_nb,
     detect_points_nb,
+    forward_rows_nb,
     guard_acceleration_nb,
     guard_target_nb,
     lu_solve_into,
     mean_distance_nb,
     nearest_feature_nb,
     rolling_drift_nb,
-    schur_solve_nb,
+    schur_solve_into,
     shrink,
     signed_distance_nb,
     speculative_target_nb,
@@ -657,18 +659,18 @@ def _full_wrench(d, tab, i, lam, r0) -> None:
 
 
 @njit(cache=True)
-def _lu_solve(B, r, out) -> bool:
-    """Solve B out = r (k, k) by LU with partial pivoting (B unchanged); False for
-    rank-deficient rows: a pivot at or below LU_PIVOT_RATIO times the largest, or a residual
-    |B out - r| above 1e-9 (1 + |r|)."""
+def _lu_solve(B, r, out, A) -> bool:
+    """Solve B out = r (k, k) by LU with partial pivoting (B unchanged; A (k, k): scratch for
+    its factors); False for rank-deficient rows: a pivot at or below LU_PIVOT_RATIO times the
+    largest, or a residual |B out - r| above 1e-9 (1 + |r|)."""
     k = B.shape[0]
-    A = B.copy()
-    x = r.copy()
-    pmin, pmax = lu_solve_into(A, x, k)
+    for a in range(k):
+        out[a] = r[a]
+        for b in range(k):
+            A[a, b] = B[a, b]
+    pmin, pmax = lu_solve_into(A, out, k)
     if not pmin > LU_PIVOT_RATIO * pmax:  # dependent rows: λ would be arbitrary
         return False
-    for c in range(k):
-        out[c] = x[c]
     res = 0.0
     nr = 0.0
     for a in range(k):
@@ -692,38 +694,33 @@ def _solve_rows(d, nrow, symmetric, base, x, lam) -> int:
         for i in range(nv):
             x[i] = base[i]
         return 0
+    k = nrow
+    ZT = s.ZT[: nv * k].reshape((nv, k))
+    B = s.B[: k * k].reshape((k, k))
+    LB = s.LB[: k * k].reshape((k, k))
+    r = s.r[:k]
     if symmetric:
-        return schur_solve_nb(s.L, s.H[:nrow], s.H[:nrow], s.rhs[:nrow], base, True, x, lam[:nrow])
-    # Ĥ != H (slipping or spinning): B = H A^-1 Ĥᵀ is not symmetric
-    Y = s.Y
-    col = np.empty(nv)
-    row = np.empty(nv)
-    for j in range(nrow):
-        for i in range(nv):
-            row[i] = s.H_hat[j, i]
-        cho_solve_vec(s.L, row, col)
-        for i in range(nv):
-            Y[i, j] = col[i]
-    B = s.B[:nrow, :nrow]
-    r = np.empty(nrow)
-    for a in range(nrow):
+        return schur_solve_into(s.L, s.H[:k], s.rhs[:k], base, x, lam[:k], ZT, B, LB, r)
+    # Ĥ != H (slipping or spinning): B = H A^-1 Ĥᵀ = (L^-1 Hᵀ)ᵀ (L^-1 Ĥᵀ) is not symmetric
+    ZhT = s.ZhT[: nv * k].reshape((nv, k))
+    forward_rows_nb(s.L, s.H[:k], ZT)
+    forward_rows_nb(s.L, s.H_hat[:k], ZhT)
+    for a in range(k):
         t = s.rhs[a]
         for i in range(nv):
             t -= s.H[a, i] * base[i]
         r[a] = t
-        for b in range(nrow):
+        for b in range(k):
             acc = 0.0
             for i in range(nv):
-                acc += s.H[a, i] * Y[i, b]
+                acc += ZT[i, a] * ZhT[i, b]
             B[a, b] = acc
-    if not _lu_solve(B, r, lam[:nrow]):
+    if not _lu_solve(B, r, lam[:k], LB):
         return 1
+    back_project_nb(s.L, ZhT, lam[:k], x)
     for i in range(nv):
-        acc = base[i]
-        for j in range(nrow):
-            acc += Y[i, j] * lam[j]
-        x[i] = acc
-        if not math.isfinite(acc):
+        x[i] += base[i]
+        if not math.isfinite(x[i]):
             return 2
     return 0
 
@@ -1017,7 +1014,7 @@ def _bounded_rows(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
     _warm_start(d, tab, nc, n_hard, n_fric, phase, ncrow, s.lam)
     par = d.params
     sweeps = bounded_solve_nb(rows, s.L, base, par.bounded_regularisation, par.bounded_sweeps,
-                              par.bounded_tolerance, x, s.lam[:row])  # fmt: skip
+                              par.bounded_tolerance, x, s.lam[:row], s.bounded)  # fmt: skip
     # a contact that comes out released while it goes on approaching has no answer with its
     # friction: held on the ray against its slip (Painlevé: that friction, on a light limb at
     # the end of a long lever, drives it into the ground), or in the disc where the sweeps
@@ -1047,7 +1044,7 @@ def _bounded_rows(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
         if not again:
             break
         sweeps = max(sweeps, bounded_solve_nb(rows, s.L, base, par.bounded_regularisation, par.bounded_sweeps,
-                                              par.bounded_tolerance, x, s.lam[:row]))  # fmt: skip
+                                              par.bounded_tolerance, x, s.lam[:row], s.bounded))  # fmt: skip
     counts = d.out.counts[0]
     counts.sweeps = max(counts.sweeps, sweeps)
     for i in range(nc):
@@ -1699,11 +1696,35 @@ def _virtual_link_acceleration(d, tab, nc, v_plus, tau, n_hard, t_index) -> tupl
 
 
 @njit(cache=True)
+def _report_row(tab, i, rec) -> None:
+    """Contact i of tab into rec, a record of REPORT_DTYPE (step_data.py)."""
+    rec.body = tab.body[i]
+    rec.element = tab.element[i]
+    rec.kind = tab.kind[i]
+    rec.sticking = tab.sticking[i]
+    rec.spin = tab.spin[i]
+    rec.other = tab.other[i]
+    rec.point_start = tab.point_start[i]
+    rec.point_count = tab.point_count[i]
+    for r in range(3):
+        rec.origin[r] = tab.origin[i, r]
+        rec.pv[r] = tab.pv[i, r]
+        for c in range(3):
+            rec.R[r, c] = tab.R[i, r, c]
+    for c in range(6):
+        rec.wrench[c] = tab.wrench[i, c]
+        rec.wrench_world[c] = tab.wrench_world[i, c]
+        rec.impulse[c] = tab.impulse[i, c]
+
+
+@njit(cache=True)
 def _report(d, tab, nc, t_index) -> None:
     """Reported wrenches (the solved one plus impulse / dt: the step's average force), world
     axes, p_v (Eq. 26), world points, the deepest penetration, the new contact memory and
     the ZMP of the ground contacts. Contacts released without an impulse are dropped;
-    counts.table says which of d.tables holds the reports (rows 0..counts.contacts - 1)."""
+    counts.table says which of d.tables holds the reports (rows 0..counts.contacts - 1), and
+    out.reports holds them as records (REPORT_DTYPE), their points in that table's world
+    rows 0..counts.report_points - 1."""
     par = d.params
     dyn = d.dyn
     out = d.out
@@ -1795,6 +1816,11 @@ def _report(d, tab, nc, t_index) -> None:
     mem.current[0] = nxt
     counts.memory = nmem
     counts.contacts = nc
+    end = 0
+    for i in range(nc):
+        _report_row(tab, i, out.reports[i])
+        end = max(end, tab.point_start[i] + tab.point_count[i])
+    counts.report_points = end
     counts.max_penetration = max_pen
     counts.table = t_index
     # ZMP of the ground contacts
@@ -1820,6 +1846,7 @@ def _report(d, tab, nc, t_index) -> None:
         out.zmp[7 + r] = Nt[r]
     out.zmp[3] = margin
     for t in range(zh.shape[0]):
-        out.zmp_hull[t] = zh[t]
+        out.zmp_support[t, 0] = zp[zh[t], 0]
+        out.zmp_support[t, 1] = zp[zh[t], 1]
     counts.ground_points = ngp
     counts.ground_hull = zh.shape[0]

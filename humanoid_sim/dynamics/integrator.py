@@ -48,6 +48,7 @@ from humanoid_sim.dynamics.kernels import (
     body_subspace_nb,
     integrate_nb,
     joint_transform_nb,
+    spd_inverse_into,
 )
 from humanoid_sim.dynamics.kinematic_tree import KinematicTree
 
@@ -63,7 +64,7 @@ class StageWork(NamedTuple):
     a_gravity (6,): (-g, 0);
     q_s (nq,), v_s, tau_s, theta (nv,): the stage state, its forces and increment;
     xi, acc_stage (4, nv): the stage velocities (dexp⁻¹ applied) and accelerations;
-    twist (4, 6): scratch of dexp⁻¹; work (2, 6): scratch of free_acceleration_nb.
+    twist (4, 6): scratch of dexp⁻¹; work (2, 6), D (6, 6): scratch of free_acceleration_nb.
     """
 
     R: np.ndarray
@@ -87,6 +88,7 @@ class StageWork(NamedTuple):
     armature: np.ndarray
     twist: np.ndarray
     work: np.ndarray
+    D: np.ndarray
 
 
 def stage_work(tree: KinematicTree, armature: np.ndarray | None = None) -> StageWork:
@@ -100,7 +102,7 @@ def stage_work(tree: KinematicTree, armature: np.ndarray | None = None) -> Stage
         np.zeros((nb, 6, 6)), np.zeros((nb, 6)), np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6)), np.zeros(nv),
         np.zeros((nb, 6)), a_gravity, np.zeros(nq), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros((4, nv)),
         np.zeros((4, nv)), np.zeros(nv) if armature is None else np.array(armature, dtype=float), np.zeros((4, 6)),
-        np.zeros((2, 6)),
+        np.zeros((2, 6)), np.zeros((6, 6)),
     )  # fmt: skip
 
 
@@ -122,7 +124,7 @@ def free_acceleration_nb(tree, w, q, v, tau, qdd) -> None:
     The arithmetic is that of the separate passes dynamics.kernels.forward_kinematics_nb,
     motion_subspace_nb, velocities_nb, world_inertias_nb, aba_factor_nb, body_bias_forces_nb
     and aba_solve_nb, in the same order: the result is the same to the last bit, three passes
-    over the bodies instead of seven."""
+    over the bodies instead of seven, nothing allocated."""
     parent, ndof, v_index = tree.parent, tree.ndof, tree.v_index
     R, p, S, V, A, IA, pA, U, Dinv, u, acc = w.R, w.p, w.S, w.V, w.A, w.IA, w.pA, w.U, w.Dinv, w.u, w.acc
     e, g = w.work[0], w.work[1]
@@ -155,22 +157,48 @@ def free_acceleration_nb(tree, w, q, v, tau, qdd) -> None:
         vi = v_index[i]
         k = parent[i]
         I = IA[i]
+        Di = Dinv[i]
+        if n == 1:  # the same arithmetic as below, with D, u and D⁻¹ u scalars (most joints)
+            Ui = U[i, 0]
+            for r in range(6):
+                t = 0.0
+                for col in range(6):
+                    t += I[r, col] * S[vi, col]
+                Ui[r] = t
+            di = 1.0 / (_dot6(S[vi], Ui) + w.armature[vi])
+            Di[0, 0] = di
+            ui = tau[vi] - _dot6(S[vi], pA[i])
+            u[vi] = ui
+            if k < 0:
+                continue
+            gi = di * ui
+            Ik = IA[k]
+            for r in range(6):
+                e[r] = A[i, r] - A[k, r]  # c_i
+            for r in range(6):
+                t = 0.0
+                ur = Ui[r] * di
+                for col in range(6):
+                    ia = I[r, col] - ur * Ui[col]
+                    Ik[r, col] += ia
+                    t += ia * e[col]
+                t += pA[i, r]
+                t += Ui[r] * gi
+                pA[k, r] += t
+            continue
         for d in range(n):  # U = I^A S
             for r in range(6):
                 t = 0.0
                 for col in range(6):
                     t += I[r, col] * S[vi + d, col]
                 U[i, d, r] = t
-        Di = Dinv[i]
-        if n == 1:
-            Di[0, 0] = 1.0 / (_dot6(S[vi], U[i, 0]) + w.armature[vi])
-        elif n > 1:  # D = Sᵀ U + armature
-            D = np.empty((n, n))
+        if n > 1:  # D = Sᵀ U + armature
+            D = w.D
             for a in range(n):
                 for b in range(n):
                     D[a, b] = _dot6(S[vi + a], U[i, b])
                 D[a, a] += w.armature[vi + a]
-            Di[:n, :n] = np.linalg.inv(D)
+            spd_inverse_into(D, n, Di)
         for d in range(n):  # u = τ - Sᵀ p^A
             u[vi + d] = tau[vi + d] - _dot6(S[vi + d], pA[i])
         if k < 0:
@@ -200,8 +228,18 @@ def free_acceleration_nb(tree, w, q, v, tau, qdd) -> None:
         n = ndof[i]
         vi = v_index[i]
         k = parent[i]
-        for r in range(6):  # a' = a_k + c_i
-            e[r] = ag[r] + A[i, r] if k < 0 else acc[k, r] + A[i, r] - A[k, r]
+        if k < 0:  # a' = a_k + c_i
+            for r in range(6):
+                e[r] = ag[r] + A[i, r]
+        else:
+            for r in range(6):
+                e[r] = acc[k, r] + A[i, r] - A[k, r]
+        if n == 1:
+            qi = Dinv[i, 0, 0] * (u[vi] - _dot6(U[i, 0], e))
+            qdd[vi] = qi
+            for r in range(6):
+                acc[i, r] = e[r] + S[vi, r] * qi
+            continue
         for a in range(n):
             g[a] = u[vi + a] - _dot6(U[i, a], e)
         Di = Dinv[i]

@@ -81,6 +81,27 @@ def _dot6(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5]
 
 
+@njit(cache=True)
+def spd_inverse_into(D, n, out) -> None:
+    """out[:n, :n] = D[:n, :n]^-1 for a symmetric positive definite block (a multi-dof
+    joint's D = Sᵀ I^A S, n <= 6): Gauss-Jordan elimination in place, no pivoting (D's
+    pivots are positive), nothing allocated."""
+    for a in range(n):
+        for b in range(n):
+            out[a, b] = D[a, b]
+    for piv in range(n):
+        s = 1.0 / out[piv, piv]
+        out[piv, piv] = 1.0
+        for c in range(n):
+            out[piv, c] *= s
+        for r in range(n):
+            if r != piv:
+                f = out[r, piv]
+                out[r, piv] = 0.0
+                for c in range(n):
+                    out[r, c] -= f * out[piv, c]
+
+
 # ---------------------------------------------------------------------------
 # kinematics
 # ---------------------------------------------------------------------------
@@ -405,7 +426,7 @@ def aba_factor_nb(parent, ndof, v_index, S, Iw, armature, IA, Ia, U, Dinv) -> No
         if n == 1:
             Dinv[i, 0, 0] = 1.0 / D[0, 0]
         elif n > 1:
-            Dinv[i, :n, :n] = np.linalg.inv(np.ascontiguousarray(D[:n, :n]))
+            spd_inverse_into(D, n, Dinv[i])
         for r in range(6):
             for c in range(6):
                 Ia[i, r, c] = IA[i, r, c]

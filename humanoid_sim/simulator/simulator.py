@@ -40,6 +40,7 @@ from humanoid_sim.contact.detection import ContactDetector
 from humanoid_sim.contact.environment import Environment, Material
 from humanoid_sim.contact.gains import Gains, Thresholds
 from humanoid_sim.contact.step_data import (
+    REPORT_DTYPE,
     Dynamics,
     StepCounts,
     StepParams,
@@ -205,25 +206,27 @@ class ContactReport(NamedTuple):
 
 
 class ContactReports(Sequence):
-    """A step's ContactReports (a read-only sequence): the contact table's rows are copied
-    at the step, the ContactReport objects made when the sequence is first read."""
+    """A step's ContactReports (a read-only sequence): the step's report records
+    (REPORT_DTYPE, contact/step_data.py) and their points are copied at the step, in one call
+    each; the ContactReport objects are made when the sequence is first read."""
 
-    __slots__ = ("_rows", "_names", "_elements", "_reports")
+    __slots__ = ("_rows", "_world", "_point_forces", "_names", "_elements", "_reports")
 
-    def __init__(self, tab, nc: int, names: Sequence[str], elements: Sequence[str], point_forces: bool) -> None:
-        st, cnt = tab.point_start[:nc].tolist(), tab.point_count[:nc].tolist()
-        end = max(a + b for a, b in zip(st, cnt))
-        points = (tab.world[:end].copy(), st, cnt, tab.point_force[:end].copy() if point_forces else None)
-        self._rows = (tab.body[:nc].tolist(), tab.element[:nc].tolist(), tab.kind[:nc].tolist(),
-                      tab.sticking[:nc].tolist(), tab.spin[:nc].tolist(), points, tab.origin[:nc].copy(),
-                      tab.R[:nc].copy(), tab.wrench[:nc].copy(), tab.wrench_world[:nc].copy(),
-                      tab.impulse[:nc].copy(), tab.pv[:nc].copy(), tab.other[:nc].tolist())  # fmt: skip
+    def __init__(self, rows: np.ndarray, world: np.ndarray, point_forces: np.ndarray | None,
+                 names: Sequence[str], elements: Sequence[str]) -> None:
+        """rows (n,) REPORT_DTYPE, world (m, 3) [m] and point_forces (m, 3) [N] (or None): copies
+        that this object owns."""
+        self._rows, self._world, self._point_forces = rows, world, point_forces
         self._names, self._elements = names, elements
         self._reports: tuple[ContactReport, ...] | None = None
 
     def _all(self) -> tuple[ContactReport, ...]:
         if self._reports is None:
-            body, element, kind, sticking, spin, (world, st, cnt, pf), origin, R, w, ww, imp, pv, other = self._rows
+            rows, world, pf = self._rows, self._world, self._point_forces
+            body, element, kind = rows["body"].tolist(), rows["element"].tolist(), rows["kind"].tolist()
+            sticking, spin, other = rows["sticking"].tolist(), rows["spin"].tolist(), rows["other"].tolist()
+            st, cnt = rows["point_start"].tolist(), rows["point_count"].tolist()
+            origin, R, w, ww, imp, pv = (rows[f] for f in ("origin", "R", "wrench", "wrench_world", "impulse", "pv"))
             names, elements = self._names, self._elements
             self._reports = tuple(
                 ContactReport(names[body[i]], body[i], elements[element[i]], _KINDS[kind[i]], bool(sticking[i]),
@@ -234,7 +237,7 @@ class ContactReports(Sequence):
         return self._reports
 
     def __len__(self) -> int:
-        return len(self._rows[0])
+        return len(self._rows)
 
     def __getitem__(self, index):
         return self._all()[index]
@@ -630,7 +633,8 @@ class Simulator:
             memory.current[:] = old.current
         self._memory = memory
         self._hard = allocate_hard_rows(K, nv)
-        self._out = allocate_output(nq, nv, P)
+        self._out = allocate_output(nq, nv, P, C)
+        self._report_bytes = self._out.reports.view(np.uint8)
         friction = model.joint_dynamics.friction
         joints = np.flatnonzero(friction > 0.0)
         self._friction = joint_friction(model.joint_v_index[joints], friction[joints], nv)
@@ -654,14 +658,18 @@ class Simulator:
         out = self._out
         counts = StepCounts(*out.counts[0].item())
         nc = counts.contacts
-        # reports: copies of the table's rows, made into ContactReports when first read (a
+        # reports: copies of the step's report records and points, made into ContactReports when first read (a
         # StepResult stays valid after later steps)
         reports = _NO_CONTACTS
         if nc:
-            reports = ContactReports(self._tables[counts.table], nc, self.model.body_names, self._element_names,
-                                     self._point_forces)  # fmt: skip
+            tab, end = self._tables[counts.table], counts.report_points
+            # the records copied as bytes: numpy's copy of records with array fields is 6x slower
+            records = np.frombuffer(bytearray(self._report_bytes[: nc * REPORT_DTYPE.itemsize]), REPORT_DTYPE)
+            reports = ContactReports(records, tab.world[:end].copy(),
+                                     tab.point_force[:end].copy() if self._point_forces else None,
+                                     self.model.body_names, self._element_names)  # fmt: skip
         zp = out.zmp.copy()
-        zmp = ZmpReport(zp[:3], out.zmp_points[out.zmp_hull[: counts.ground_hull]], float(zp[3]), zp[4:7], zp[7:10])
+        zmp = ZmpReport(zp[:3], out.zmp_support[: counts.ground_hull].copy(), float(zp[3]), zp[4:7], zp[7:10])
         forces = ()
         if self.providers:
             hard_force = self._hard.force + self._hard.impulse / self.config.dt

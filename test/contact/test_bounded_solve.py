@@ -20,6 +20,7 @@ from humanoid_sim.contact.bounded_solve import (
     BOUNDED_SWEEPS,
     BoundedRows,
     bounded_solve_nb,
+    bounded_work,
 )
 from humanoid_sim.contact.kernels import cholesky_into
 from humanoid_sim.contact.virtual_link import ContactKind
@@ -50,7 +51,8 @@ def _solve(rows, M, base):
     assert cholesky_into(M, L)
     x = np.empty(len(base))
     lam = np.zeros(len(rows.rhs))
-    sweeps = bounded_solve_nb(rows, L, base, 1e-9, 500, 1e-13, x, lam)
+    sweeps = bounded_solve_nb(rows, L, base, 1e-9, 500, 1e-13, x, lam,
+                              bounded_work(len(rows.rhs), len(x), len(rows.hull_xy)))
     return x, lam, sweeps
 
 
@@ -172,7 +174,8 @@ def test_a_light_body_on_a_far_contact_gets_coulombs_answer_in_a_few_sweeps(push
     assert cholesky_into(M, L)
     x = np.empty(6)
     lam = np.zeros(3)
-    sweeps = bounded_solve_nb(rows, L, base, 1e-6, BOUNDED_SWEEPS, 1e-8, x, lam)
+    sweeps = bounded_solve_nb(rows, L, base, 1e-6, BOUNDED_SWEEPS, 1e-8, x, lam,
+                              bounded_work(len(rows.rhs), len(x), len(rows.hull_xy)))
     assert sweeps <= 10
     fz, ft = lam[0], lam[1:3]
     a_n, a_t = H[0] @ x, H[1:3] @ x

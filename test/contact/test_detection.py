@@ -5,6 +5,7 @@ import dataclasses
 import numpy as np
 import pytest
 
+from humanoid_sim.contact import kernels
 from humanoid_sim.contact.detection import ContactDetector
 from humanoid_sim.contact.environment import Environment, GroundPlane, StaticBox
 from humanoid_sim.contact.virtual_link import (
@@ -135,6 +136,20 @@ def test_gap_fit_recovers_tilt_and_height():
     assert np.allclose(area.gap, g0 + gx * area.xy[:, 0] + gy * area.xy[:, 1], atol=1e-12)
     assert gx == pytest.approx(-np.sin(1e-3), rel=1e-3)  # +pitch lowers the +x side
     assert abs(gy) < 1e-12
+
+
+@pytest.mark.parametrize("kind", [1, 2, 3])
+def test_gap_plane_is_the_least_squares_plane(rng, kind):
+    # the plane of seed 000 Eq. 20b's penetration and tilt errors, off the points' centroid
+    n = 7
+    xy = rng.uniform(-0.1, 0.1, (n, 2)) + [0.3, -0.2]
+    if kind == 2:  # a line's points lie on its x axis
+        xy[:, 1] = 0.0
+    gap = rng.normal(0.0, 1e-3, n)
+    cols = {1: [0], 2: [0, 1], 3: [0, 1, 2]}[kind]
+    expected = np.zeros(3)
+    expected[cols] = np.linalg.lstsq(np.column_stack([np.ones(n), xy])[:, cols], gap, rcond=None)[0]
+    assert np.allclose(kernels.gap_fit_nb(xy, gap, kind), expected, rtol=1e-9, atol=1e-15)
 
 
 def test_hull_centroid_and_nearest_feature():

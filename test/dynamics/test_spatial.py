@@ -94,3 +94,14 @@ def test_spatial_inertia_and_cross_products_match_pinocchio(rng: np.random.Gener
     assert np.allclose(out, force_cross(v, f), atol=1e-15)
     # duality: (v x m) . f == -m . (v x* f)
     assert np.dot(motion_cross(v, m), f) == pytest.approx(-np.dot(m, force_cross(v, f)), abs=1e-12)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 6])
+def test_spd_inverse_into_inverts_a_joint_block(rng: np.random.Generator, n: int) -> None:
+    # a multi-dof joint's D = Sᵀ I^A S of the articulated-body method (a free joint: n = 6)
+    A = rng.standard_normal((n, n))
+    D = np.zeros((6, 6))
+    D[:n, :n] = A @ A.T + 0.1 * np.eye(n)
+    out = np.full((6, 6), np.nan)
+    kernels.spd_inverse_into(D, n, out)
+    assert np.allclose(out[:n, :n], np.linalg.inv(D[:n, :n]), rtol=1e-10, atol=1e-12)

@@ -46,6 +46,7 @@ from humanoid_sim.contact.bounded_solve import (
     BOUNDED_TOLERANCE,
     BoundedRows,
     bounded_solve_nb,
+    bounded_work,
 )
 from humanoid_sim.contact.constrained_solve import solve_constrained
 from humanoid_sim.contact.environment import Material
@@ -484,7 +485,8 @@ def _bounded(contacts: list[ActiveContact], hard: HardRows, M_factor, base: np.n
                 lam[r0 : r0 + len(comps)] = c.memory.warm_wrench(c.area.R_world_vl, c.area.origin)[list(comps)]
         lam[nrow_contacts:] = hard_warm
     base = np.ascontiguousarray(base, dtype=float)
-    bounded_solve_nb(rows, M_factor, base, BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE, x, lam)
+    work = bounded_work(len(rows.rhs), nv, len(rows.hull_xy))
+    bounded_solve_nb(rows, M_factor, base, BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE, x, lam, work)
     # released while approaching: its friction widens (ray to disc, disc to none), solved again
     for _ in range(2):
         again = False
@@ -497,7 +499,7 @@ def _bounded(contacts: list[ActiveContact], hard: HardRows, M_factor, base: np.n
                 again = True
         if not again:
             break
-        bounded_solve_nb(rows, M_factor, base, BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE, x, lam)
+        bounded_solve_nb(rows, M_factor, base, BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE, x, lam, work)
     for c, r0, comps in layout:
         f = np.zeros(6)
         f[list(comps)] = lam[r0 : r0 + len(comps)]

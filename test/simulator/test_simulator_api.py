@@ -45,6 +45,26 @@ def test_same_inputs_give_the_same_bits(humanoid, rng):
     assert np.array_equal(runs[0], runs[1])
 
 
+def test_a_step_s_contact_reports_are_its_own(humanoid):
+    # reports are copies: later steps (other contacts, other forces) and edits of another
+    # step's reports leave them as they were
+    sim = Simulator(humanoid)
+    sim.reset("stand")
+    first = sim.step()
+    kept = [(c.link, c.points.copy(), c.wrench_world.copy(), c.R_world_vl.copy(), c.p_v.copy()) for c in first.contacts]
+    assert {c.link for c in first.contacts} == {"l_foot", "r_foot"}
+    assert all(c.wrench_world[2] > 0.0 for c in first.contacts)
+    tau = np.zeros(humanoid.nj)
+    tau[humanoid.joint_index("l_hip_pitch")] = 40.0
+    later = [sim.step(tau) for _ in range(100)]
+    later[-1].contacts[0].wrench_world[:] = 0.0
+    for c, (link, points, wrench, R, pv) in zip(first.contacts, kept, strict=True):
+        assert c.link == link
+        assert np.array_equal(c.points, points) and np.array_equal(c.wrench_world, wrench)
+        assert np.array_equal(c.R_world_vl, R) and np.array_equal(c.p_v, pv)
+    assert not np.array_equal(later[-2].contacts[0].wrench_world, first.contacts[0].wrench_world)
+
+
 def test_torques_are_clamped_to_effort_limits(humanoid):
     sim = Simulator(humanoid)
     sim.reset("stand")
