@@ -82,7 +82,7 @@ def solve_constrained(
     if H_hat is H:  # the common case, fully compiled
         x = np.empty(H.shape[1])
         lam = np.empty(k)
-        status = kernels.schur_solve_nb(M_factor, H, H, rhs, base, True, x, lam)
+        status = kernels.schur_solve_nb(M_factor, H, rhs, base, x, lam)
         if status == 0:
             return ConstrainedSolution(x, lam, False)
         if status == 2:

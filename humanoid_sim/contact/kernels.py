@@ -279,14 +279,6 @@ def gap_plane_nb(xy, gap, kind):
 
 
 @njit(cache=True)
-def gap_fit_nb(xy, gap, kind):
-    """gap_plane_nb as an array (3,): (g0, gx, gy)."""
-    out = np.empty(3)
-    out[0], out[1], out[2] = gap_plane_nb(xy, gap, kind)
-    return out
-
-
-@njit(cache=True)
 def signed_distance_nb(px, py, poly) -> float:
     """Distance of (px, py) to the boundary of a convex ccw polygon (k, 2): + inside, - outside.
     k = 1 or 2: minus the distance to the point or segment."""
@@ -884,10 +876,8 @@ def zmp_nb(forces, origins, moments, points, height):
 
 
 @njit(cache=True)
-def schur_solve_nb(L, H, H_hat, rhs, base, symmetric, x_out, lam_out) -> int:
+def schur_solve_nb(L, H, rhs, base, x_out, lam_out) -> int:
     """schur_solve_into with its scratch allocated here (for callers outside the step)."""
-    if not symmetric:
-        return 1
     k, nv = H.shape
     return schur_solve_into(L, H, rhs, base, x_out, lam_out, np.empty((nv, k)), np.empty((k, k)), np.empty((k, k)),
                             np.empty(k))  # fmt: skip

@@ -73,7 +73,7 @@ class ContactArea(NamedTuple):
         Used for the penetration correction (seed 000 Eq. 20b): g0 is the normal
         position error of the origin, gy / -gx the tilt errors about x / y.
         """
-        return kernels.gap_fit_nb(self.xy, self.gap, int(self.kind))
+        return np.array(kernels.gap_plane_nb(self.xy, self.gap, int(self.kind)))
 
     def size(self) -> float:
         """Representative size d of the area [m] (seed 000 Eq. 30, 33): the mean distance

@@ -149,7 +149,7 @@ def test_gap_plane_is_the_least_squares_plane(rng, kind):
     cols = {1: [0], 2: [0, 1], 3: [0, 1, 2]}[kind]
     expected = np.zeros(3)
     expected[cols] = np.linalg.lstsq(np.column_stack([np.ones(n), xy])[:, cols], gap, rcond=None)[0]
-    assert np.allclose(kernels.gap_fit_nb(xy, gap, kind), expected, rtol=1e-9, atol=1e-15)
+    assert np.allclose(np.array(kernels.gap_plane_nb(xy, gap, kind)), expected, rtol=1e-9, atol=1e-15)
 
 
 def test_hull_centroid_and_nearest_feature():
