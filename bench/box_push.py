@@ -7,12 +7,12 @@ The scene (the choices, and why):
   forward (about 1.1 m above the ground, 0.55 m ahead of the pelvis) meet it, never the
   shins or the feet; deep, so a push at that height slides it rather than tipping it over
   its front edge (a uniform box pushed at height h slides while mu h < depth / 2);
-- the floor: smooth, mu_s 0.5, mu_d 0.4 (the crate's ground contacts and the robot's feet
-  take the ground's material): the crate slides against mu_d m g = 39 N. The walking
-  controller takes that at 0.1 m/s (and 29 N at mu_d 0.3); at mu_d 0.45 and 0.5 (44 N,
-  49 N), or walking at 0.15 m/s, the robot falls backwards within half a second of meeting
-  the crate (``--mu-d``, ``--speed``): the first contact is the hard part, a robot that
-  came through it pushes on for as long as it is asked (20 s, 1.7 m);
+- the floor: smooth, mu_s 0.4, mu_d 0.3 (the crate's ground contacts and the robot's feet
+  take the ground's material): the crate slides against mu_d m g = 29 N. The walking
+  controller takes that at 0.1 m/s, and 34 N at mu_d 0.35; at mu_d 0.4 (39 N), or walking at
+  0.13 m/s, the robot falls backwards within half a second of meeting the crate (``--mu-d``,
+  ``--speed``): the first contact is the hard part, a robot that came through it pushes on
+  for as long as it is asked (20 s, 1.7 m);
 - the forearms against the crate: frictionless (SimulatorConfig.body_material mu 0,
   averaged with the crate faces' 0), so the robot's lateral sway slides its forearms along
   the crate's face instead of twisting the crate, and the push on the vertical face is
@@ -25,7 +25,7 @@ The controller: the walking controller (config/walking.yaml) with
 - the measured reaction of the crate on the forearms (the wrenches of the robot–crate
   contacts of the previous physics step, as wrist force sensors would measure them) passed
   to WalkingController.update's ``external_wrenches``: the CoM leans into the ZMP shift
-  they cause (h f / (m g): about 6 cm for 39 N at 1.1 m), filtered over
+  they cause (h f / (m g): about 5 cm for 29 N at 1.1 m), filtered over
   ``external_wrench_lean_time`` (0.3 s), so the centre of pressure stays on the footstep
   plan, and their part on the floating base joins the whole-body dynamics, so the planned
   foot wrenches carry the push. Without it (``--no-feedforward``) the robot falls backwards

@@ -25,7 +25,9 @@ Printed per robot (and in a summary table at the end):
   replaced it (StepResult.solver "bounded"); capped: share of the steps whose bounded solve
   stopped at its cap of Gauss-Seidel sweeps before its tolerance (StepResult.sweeps ==
   BOUNDED_SWEEPS: valid forces, not converged ones); a failed solve integrated as it was
-  (validated False and solver not "bounded") counts as a failed solve;
+  (validated False and solver not "bounded") counts as a failed solve; watched: share of the
+  steps whose acceleration phase took in watched points it would have driven into the ground
+  and solved again (StepResult.watched > 0);
 - max penetration: largest StepResult.max_penetration of any step (the deepest point of any
   body in the band, in a contact or not) [m];
 - max contact force: largest |force| of one contact in any step (ContactReport.wrench_world,
@@ -173,6 +175,7 @@ class RunResult:
     unvalidated: int = 0
     bounded: int = 0
     capped: int = 0
+    watched: int = 0
     failed_steps: int = 0
     max_penetration: float = 0.0
     max_force: float = 0.0
@@ -246,6 +249,7 @@ def run_one(spec: RobotSpec, model, poses, mode: str, seed: int | None, args) ->
             res.unvalidated += not r.validated
             res.bounded += r.solver == "bounded"
             res.capped += r.solver == "bounded" and r.sweeps >= BOUNDED_SWEEPS
+            res.watched += r.watched > 0
             failed = not r.validated and r.solver != "bounded"  # a failed solve integrated as it was
             res.failed_steps += failed
             if i >= last_from:
@@ -289,7 +293,7 @@ def print_run(r: RunResult) -> None:
         extra = f", last 1 s: KE max {fmt(r.last_kinetic_max)} J, Σfz err {fmt(r.last_fz_error_max)}, failed {r.last_failed}"
     print(
         f"  {r.label:<22} t {r.t_end:6.3f} s  bounded {r.bounded / max(1, r.steps):6.1%} (capped {r.capped / max(1, r.steps):.1%})  "
-        f"failed {r.failed_steps}  "
+        f"watched {r.watched / max(1, r.steps):.1%}  failed {r.failed_steps}  "
         f"pen {fmt(r.max_penetration)} m  F max {fmt(r.max_force)} N  ΔE-W max {fmt(r.max_excess, '.3g')} J ({r.excess_steps} > 0.1 J)  "
         f"{cost:7.0f} µs/step{extra}  [{status}]",
         flush=True,
@@ -317,6 +321,7 @@ class Row:
             "unvalidated": sum(r.unvalidated for r in rs) / max(1, steps),
             "bounded": sum(r.bounded for r in rs) / max(1, steps),
             "capped": sum(r.capped for r in rs) / max(1, steps),
+            "watched": sum(r.watched for r in rs) / max(1, steps),
             "failed_steps": sum(r.failed_steps for r in rs),
             "penetration": max((r.max_penetration for r in rs), default=math.nan),
             "force": max((r.max_force for r in rs), default=math.nan),
@@ -355,7 +360,7 @@ class Row:
 
 def print_table(rows: list[Row]) -> None:
     head = (
-        f"{'robot':<9}{'mode':<8}{'runs':>5}{'fail':>5}{'nonfin':>7}{'bounded':>8}{'capped':>7}{'failed':>7}{'pen [m]':>10}{'F max [N]':>10}"
+        f"{'robot':<9}{'mode':<8}{'runs':>5}{'fail':>5}{'nonfin':>7}{'bounded':>8}{'capped':>7}{'watched':>8}{'failed':>7}{'pen [m]':>10}{'F max [N]':>10}"
         f"{'ΔE-W max [J]':>13}{'>0.1J':>7}{'rest KE [J]':>12}{'rest':>5}{'Σfz err':>9}{'fail 1s':>8}{'µs/step':>9}"
     )
     print(head)
@@ -365,7 +370,7 @@ def print_table(rows: list[Row]) -> None:
         zero = row.mode == "zero"
         rest = ("yes" if f["rest_kinetic"] < TARGETS["rest_kinetic"] else "no") if zero else "-"
         print(
-            f"{row.robot:<9}{row.mode:<8}{f['runs']:>5}{f['failures']:>5}{f['nonfinite']:>7}{f['bounded']:>8.1%}{f['capped']:>7.1%}{f['failed_steps']:>7}"
+            f"{row.robot:<9}{row.mode:<8}{f['runs']:>5}{f['failures']:>5}{f['nonfinite']:>7}{f['bounded']:>8.1%}{f['capped']:>7.1%}{f['watched']:>8.1%}{f['failed_steps']:>7}"
             f"{fmt(f['penetration']):>10}{fmt(f['force']):>10}{fmt(f['excess'], '.3g'):>13}{f['excess_steps']:>7}"
             f"{fmt(f['rest_kinetic']) if zero else '-':>12}{rest:>5}{fmt(f['fz_error']) if zero else '-':>9}"
             f"{f['last_failed'] if zero else '-':>8}{f['cost']:>9.0f}"

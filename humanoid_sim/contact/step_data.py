@@ -25,7 +25,7 @@ from humanoid_sim.contact.narrow_phase import Manifold, NarrowScratch, manifold_
 from humanoid_sim.contact.pair_contacts import PairContacts, pair_contacts_buffers
 from humanoid_sim.contact.penalty_volume import PenaltyVolumeData
 from humanoid_sim.contact.relaxed_qp import RelaxedQpData
-from humanoid_sim.dynamics.integrator import StageWork
+from humanoid_sim.dynamics.integrator import HeldWrenches, StageWork, held_wrenches
 from humanoid_sim.dynamics.kinematic_tree import KinematicTree
 
 if TYPE_CHECKING:
@@ -140,7 +140,9 @@ class Detection(NamedTuple):
     tangent (N, 3) (world), roll (N, 4) (kernels.detect_points_nb), sort keys and order,
     a selection buffer; body: the body the point is on, other: the body it touches (-1:
     the environment). A point between two bodies (BodyPairs) is on B's surface, its
-    normal points from A (other) into B (body): B moves along it to separate."""
+    normal points from A (other) into B (body): B moves along it to separate. watch (N,),
+    n_watch (1,): the points the contacts left out and the acceleration phase watches
+    (step_kernel._watch_points)."""
 
     body: np.ndarray
     other: np.ndarray
@@ -155,6 +157,8 @@ class Detection(NamedTuple):
     keys: np.ndarray
     order: np.ndarray
     sel: np.ndarray
+    watch: np.ndarray
+    n_watch: np.ndarray
 
 
 class ContactTable(NamedTuple):
@@ -279,7 +283,8 @@ COUNTS_DTYPE = np.dtype(
         ("contacts", np.int64),  # contacts reported
         ("hits", np.int64),  # detected points
         ("speculative", np.int64),  # speculative points kept by the last build
-        ("rounds", np.int64),  # checked solves of the acceleration phase
+        ("rounds", np.int64),  # checked solves of the acceleration phase (its last pass)
+        ("watched", np.int64),  # watched points the acceleration phase took in (step_kernel._watch_points)
         ("impulse", np.int64),  # the impulse phase ran (0/1)
         ("validated", np.int64),  # every integrated solve passed its checks (0/1)
         ("bounded", np.int64),  # a bounded solve replaced a checked one (0/1)
@@ -328,6 +333,7 @@ class StepCounts(NamedTuple):
     hits: int
     speculative: int
     rounds: int
+    watched: int
     impulse: int
     validated: int
     bounded: int
@@ -350,7 +356,9 @@ class StepOutput(NamedTuple):
     velocity at the start of an impulse pass; a0 (nv,), tau_c (nv,): scratch; zmp (10,): point (3,), margin, force (3,), moment (3,); zmp_points
     (P, 2): the ground contacts' points (x, y) [m], zmp_support (P, 2): their hull, ccw (the support
     polygon, counts.ground_hull rows); counts (1,) COUNTS_DTYPE; reports (C,) REPORT_DTYPE: the reported
-    contacts (a StepResult copies the first counts.contacts rows in one call)."""
+    contacts (a StepResult copies the first counts.contacts rows in one call); held: the contacts'
+    wrenches held on their bodies' points over the integration (dynamics/integrator.py), room
+    for two per contact."""
 
     q_next: np.ndarray
     v_next: np.ndarray
@@ -364,6 +372,7 @@ class StepOutput(NamedTuple):
     zmp_support: np.ndarray
     counts: np.ndarray
     reports: np.ndarray
+    held: HeldWrenches
 
 
 @structref.register
@@ -425,7 +434,7 @@ def allocate_detection(N: int) -> Detection:
     return Detection(
         np.zeros(N, np.int64), np.zeros(N, np.int64), np.zeros(N, np.int64), np.zeros(N, np.int64), np.zeros(N, np.int64), np.zeros(N), np.zeros((N, 3)),
         np.zeros((N, 3)), np.zeros((N, 3)), np.zeros((N, 4)), np.zeros(N, np.int64), np.zeros(N, np.int64),
-        np.zeros(N, np.int64),
+        np.zeros(N, np.int64), np.zeros(N, np.int64), np.zeros(1, np.int64),
     )  # fmt: skip
 
 
@@ -456,7 +465,7 @@ def allocate_hard_rows(K: int, nv: int) -> HardRowTable:
 def allocate_output(nq: int, nv: int, P: int, C: int) -> StepOutput:
     return StepOutput(
         np.zeros(nq), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(10),
-        np.zeros((P, 2)), np.zeros((P, 2)), np.zeros(1, COUNTS_DTYPE), np.zeros(C, REPORT_DTYPE),
+        np.zeros((P, 2)), np.zeros((P, 2)), np.zeros(1, COUNTS_DTYPE), np.zeros(C, REPORT_DTYPE), held_wrenches(2 * C),
     )  # fmt: skip
 
 

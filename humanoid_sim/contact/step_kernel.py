@@ -16,7 +16,8 @@ bundles of contact/step_data.py (the dynamics workspace is already at (q, v)):
  4. the solve of Eq. 20a/20b (a speculative contact takes part only if it took an impulse,
     its nearest point arriving no deeper than the surface at the step's end; guards, two
     points per group out of the contacts, only when the step would end their point deeper
-    than the surface or than it starts: _build_contacts) with the
+    than the surface or than it starts: _build_contacts; the group's other points watched,
+    and the solve repeated with those it would drive in as guards: _watch_points) with the
     validity checks of 4.4-4.5 (at most ``max_rounds`` solves per phase): release (f_z <= 0;
     a contact held sticking while it slides slips first), reduction of the area to the edge or vertex
     nearest p_v, slipping (Eq. 31-36, Ĥ_C of Eq. 36), spinning (Eq. 30, 33), a slip that
@@ -83,8 +84,8 @@ from humanoid_sim.contact.methods import CAPACITY, NONFINITE, OK, PENALTY_VOLUME
 from humanoid_sim.contact.pair_contacts import collide_pairs_nb
 from humanoid_sim.contact.penalty_volume import penalty_volume_free_acceleration_nb, penalty_volume_nb
 from humanoid_sim.contact.relaxed_qp import relaxed_qp_nb
-from humanoid_sim.dynamics.integrator import held_forces_nb, rk4_step_nb
-from humanoid_sim.dynamics.kernels import rnea_nb, update_all_nb, velocities_nb
+from humanoid_sim.dynamics.integrator import held_forces_nb, hold_wrench_nb, release_held_wrenches_nb, rk4_step_nb
+from humanoid_sim.dynamics.kernels import _cross, rnea_nb, update_all_nb, velocities_nb
 
 __all__ = ["CAPACITY", "NONFINITE", "OK", "SINGULAR", "speculative_band_nb", "step_nb", "update_dynamics_nb"]
 
@@ -94,6 +95,9 @@ VALID, CHANGED, TO_BOUNDED = 0, 1, 2  # _check's verdicts
 POINT, LINE, SURFACE = 1, 2, 3
 IMPULSE_PHASE, ACCELERATION_PHASE = 0, 1
 IMPULSE_PASSES = 3  # impulse passes per step at most (step 3: a pass's impulse can turn points down)
+# acceleration-phase solves that take in the watched points the last one would drive in, at
+# most (_watch_points), beside the first
+WATCH_PASSES = 2
 # [m/s^2] a contact released by the bounded solve while its normal acceleration stays below its
 # target by more than this has no answer with its friction (_bounded)
 RELEASE_MARGIN = 1.0
@@ -284,7 +288,8 @@ def _build_contacts(d, tab, k, spec_dt, separating, guards) -> int:
     round within the step by full-effort torques accelerates at thousands of m/s^2: a point
     rising at the step's start, or a few millimetres above the ground, ended it 0.5-1 mm
     deep, and again at the next step. (Two: a body tipping about one guarded point drives
-    the next one in.) Returns the number of contacts, or -1 when a table is too small."""
+    the next one in.) The group's other dropped points are watched (detection.watch,
+    _watch_points). Returns the number of contacts, or -1 when a table is too small."""
     det, dyn, par = d.detection, d.dyn, d.params
     V = dyn.V
     tol = par.tolerance
@@ -292,6 +297,8 @@ def _build_contacts(d, tab, k, spec_dt, separating, guards) -> int:
     gap, point, normal = det.gap, det.point, det.normal
     counts = d.out.counts[0]
     counts.speculative = 0
+    watch = det.watch
+    nw = 0
     nc = 0
     npts = 0
     s0 = 0
@@ -330,7 +337,9 @@ def _build_contacts(d, tab, k, spec_dt, separating, guards) -> int:
             if keep:
                 sel[m] = h
                 m += 1
-            else:
+            elif guards:
+                watch[nw] = h
+                nw += 1
                 end = gap[h] + vn * par.dt
                 if end < first_end:
                     second, second_end = first, first_end
@@ -347,7 +356,14 @@ def _build_contacts(d, tab, k, spec_dt, separating, guards) -> int:
                 nc, npts = _add_contact(d, tab, nc, npts, j, 1, True)
                 if nc < 0:
                     return -1
+                for t in range(nw - 1, -1, -1):  # a guard, not watched (the order kept)
+                    if watch[t] == h:
+                        for u in range(t, nw - 1):
+                            watch[u] = watch[u + 1]
+                        nw -= 1
+                        break
         s0 = s1
+    det.n_watch[0] = nw
     return nc
 
 
@@ -916,8 +932,9 @@ def _driven_in(d, tab, i, x) -> bool:
 def _bounded_rows(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
     """The bounded solve (contact/bounded_solve.py) of every contact not bounced off
     (released ones taken back, all sticking) and every hard row; the contacts get their
-    wrench and state from it: released where f_z = 0, slipping where |f_t| reached μ_d f_z
-    (direction -f_t), spinning where |n_z| reached its bound. Hard forces into hard.force
+    wrench and state from it: released where f_z = 0, slipping where |f_t| reached its bound
+    (μ_s f_z on the disc of a contact not sliding, μ_d f_z on a sliding one's ray; direction
+    -f_t), spinning where |n_z| reached its bound. Hard forces into hard.force
     (acceleration phase) or hard.impulse; joint friction rows (held joints: |λ| <= F) into
     friction.torque. In the acceleration phase the contacts' and hard rows' position errors
     are corrected beyond the contact band only (its slop, read in the row's unit for a hard
@@ -951,18 +968,21 @@ def _bounded_rows(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
         row += n
         kind = tab.kind[i]
         s.block_kind[nb] = BLOCK_POINT if kind == POINT else (BLOCK_LINE if kind == LINE else BLOCK_SURFACE)
-        s.mu[nb] = _mu(d, tab, i, False)
         s.arm[nb] = _arm(tab, i)
         s.bound[nb] = 0.0
         # sliding at the acceleration phase's start (faster than the separating threshold):
-        # friction against the sliding only. An impulse's friction may take the whole disc:
-        # it aims at no slip after the impulse (its tangential targets are 0), which it may
-        # reach (a body hitting the ground while sliding stops, or slides on with what the
-        # disc cannot take), and held on the ray a sliding impact can have no answer with
-        # f_z > 0 (Painlevé: its friction would drive it into the ground; the sweeps release it)
+        # friction against the sliding only, up to μ_d f_z. An impulse's friction may take the
+        # whole disc: it aims at no slip after the impulse (its tangential targets are 0),
+        # which it may reach (a body hitting the ground while sliding stops, or slides on with
+        # what the disc cannot take), and held on the ray a sliding impact can have no answer
+        # with f_z > 0 (Painlevé: its friction would drive it into the ground; the sweeps
+        # release it). A contact not sliding holds up to μ_s f_z (Eq. 31, as the checked
+        # solve): held to μ_d, a lying g1 whose torso needed 0.8 f_z of friction slid and
+        # rocked, its support off its weight by 5-15 %, and never came to rest
         vx, vy = tab.vel[i, VX], tab.vel[i, VY]
         speed = math.hypot(vx, vy)
         sliding = phase == ACCELERATION_PHASE and speed > d.params.separating
+        s.mu[nb] = _mu(d, tab, i, phase == ACCELERATION_PHASE and not sliding)
         s.slip[nb, 0] = vx / speed if sliding else 0.0
         s.slip[nb, 1] = vy / speed if sliding else 0.0
         st, hs, hc = tab.point_start[i], tab.hull_start[i], tab.hull_count[i]
@@ -1047,9 +1067,11 @@ def _bounded_rows(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
                                               par.bounded_tolerance, x, s.lam[:row], s.bounded))  # fmt: skip
     counts = d.out.counts[0]
     counts.sweeps = max(counts.sweeps, sweeps)
+    b = -1
     for i in range(nc):
         if tab.bounced[i]:
             continue
+        b += 1
         f = tab.wrench[i]
         for c in range(6):
             f[c] = 0.0
@@ -1063,13 +1085,13 @@ def _bounded_rows(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
             for c in range(6):
                 f[c] = 0.0
             continue
-        mu_d = _mu(d, tab, i, False)
+        mu = s.mu[b]  # its block's bound: μ_s, μ_d on a ray, or 0 where the friction was widened away
         ft = math.hypot(f[VX], f[VY])
-        if ft >= mu_d * fz * (1.0 - 1e-9) and ft > 0.0:
+        if ft >= mu * fz * (1.0 - 1e-9) and ft > 0.0:
             tab.sticking[i] = 0
             tab.slip[i, 0] = -f[VX] / ft
             tab.slip[i, 1] = -f[VY] / ft
-        if tab.kind[i] != POINT and abs(f[WZ]) >= mu_d * fz * _arm(tab, i) * (1.0 - 1e-9):
+        if tab.kind[i] != POINT and abs(f[WZ]) >= mu * fz * _arm(tab, i) * (1.0 - 1e-9):
             tab.spin[i] = 1.0 if f[WZ] > 0.0 else (-1.0 if f[WZ] < 0.0 else 0.0)
     out = hard.force if phase == ACCELERATION_PHASE else hard.impulse
     for j in range(n_hard):
@@ -1415,6 +1437,7 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
     dt = par.dt
     tol = par.tolerance
     counts.impulse = 0
+    counts.watched = 0
     counts.bounded = 0
     counts.sweeps = 0
     counts.validated = 1
@@ -1459,10 +1482,13 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
         return status
     tab = d.tables[t_index]
     a, a0, v_plus = out.a, out.a0, out.v_plus
-    # 5. integration with the constraint force Hᵀλ = M (a - a0) held over the step
+    # 5. integration with the constraint force Hᵀλ = M (a - a0) held over the step, the
+    # contacts' wrenches on their bodies' points (dynamics/integrator.py)
     tau_c = out.tau_c
     held_forces_nb(dyn.M, a, a0, tau, tau_c)
-    rk4_step_nb(d.tree, d.stage, q, v_plus, a, tau_c, dyn.damping, dt, out.q_next, out.v_next)
+    _hold_contact_wrenches(d, tab, nc)
+    release_held_wrenches_nb(d.tree, d.stage, out.held, dyn.R, dyn.p, dyn.S, tau_c)
+    rk4_step_nb(d.tree, d.stage, out.held, q, v_plus, a, tau_c, dyn.damping, dt, out.q_next, out.v_next)
     for i in range(out.q_next.shape[0]):
         if not math.isfinite(out.q_next[i]):
             return NONFINITE
@@ -1471,6 +1497,30 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
             return NONFINITE
     _report(d, tab, nc, t_index)
     return OK
+
+
+@njit(cache=True)
+def _hold_contact_wrenches(d, tab, nc) -> None:
+    """d.out.held: the solved wrench of every contact of tab that is not released, on its
+    body's point at the virtual-link origin (and the opposite one on the other body's), to
+    be held there over the integration (dynamics/integrator.py). A rolling contact's point
+    moves over its body's surface, staying under the centre of its sphere or cylinder: its
+    wrench is held on that centre, acting the radius below it."""
+    held = d.out.held
+    held.count[0] = 0
+    dyn = d.dyn
+    roll = d.detection.roll
+    for i in range(nc):
+        if tab.released[i]:
+            continue
+        lift = 0.0
+        if tab.rolling[i]:
+            st = tab.point_start[i]
+            for t in range(st, st + tab.point_count[i]):
+                lift = max(lift, roll[tab.hit[t], 0])
+        hold_wrench_nb(held, dyn.R, dyn.p, tab.body[i], tab.origin[i], lift, tab.R[i], tab.wrench[i], 1.0)
+        if tab.other[i] >= 0:
+            hold_wrench_nb(held, dyn.R, dyn.p, tab.other[i], tab.origin[i], 0.0, tab.R[i], tab.wrench[i], -1.0)
 
 
 @njit(cache=True)
@@ -1575,7 +1625,8 @@ def _set_aside_speculative(d, tab, nc) -> None:
 def _to_guard(d, tab, i) -> None:
     """Contact i becomes the guard (_build_contacts) of its point that would end the step
     nearest the surface at its velocity (g + v_n dt, v_n as in kernels.speculative_target_nb):
-    a frictionless point contact there, new (no memory), released."""
+    a frictionless point contact there, new (no memory), released; its other points are
+    watched (_watch_points)."""
     st, cnt = tab.point_start[i], tab.point_count[i]
     vel, dt = tab.vel[i], d.params.dt
     near = st
@@ -1584,6 +1635,11 @@ def _to_guard(d, tab, i) -> None:
         end = tab.gap[t] + (vel[2] + vel[3] * tab.xy[t, 1] - vel[4] * tab.xy[t, 0]) * dt
         if end < near_end:
             near, near_end = t, end
+    det = d.detection
+    for t in range(st, st + cnt):
+        if t != near:
+            det.watch[det.n_watch[0]] = tab.hit[t]
+            det.n_watch[0] += 1
     _to_point(tab, i, near)
     tab.guard[i] = 1
     tab.sticking[i] = 0
@@ -1686,13 +1742,94 @@ def _virtual_link_acceleration(d, tab, nc, v_plus, tau, n_hard, t_index) -> tupl
     built = d.tables[1 - t_index]
     for i in range(nc):
         built.kind[i] = 0
-    rounds, _, bounded = _solve_with_checks(d, tab, nc, n_hard, n_fric, ACCELERATION_PHASE, a0, a, RELEASE_MARGIN,
-                                            built)  # fmt: skip
+    end = 0  # the first free point row (an area reduced and taken back keeps its rows)
+    for i in range(nc):
+        end = max(end, tab.point_start[i] + tab.point_count[i])
+    for passes in range(WATCH_PASSES + 1):
+        rounds, _, bounded = _solve_with_checks(d, tab, nc, n_hard, n_fric, ACCELERATION_PHASE, a0, a, RELEASE_MARGIN,
+                                                built)  # fmt: skip
+        if passes == WATCH_PASSES:
+            break
+        n_new, end = _watch_points(d, tab, nc, end, a)
+        if n_new < 0:
+            return CAPACITY, t_index, nc
+        if n_new == nc:
+            break
+        counts.watched += n_new - nc
+        for i in range(nc, n_new):
+            built.kind[i] = 0
+        nc = n_new
     counts.rounds = rounds
     if bounded:
         counts.bounded = 1
         counts.validated = 0
     return OK, t_index, nc
+
+
+@njit(cache=True)
+def _watch_points(d, tab, nc, end, x) -> tuple:
+    """The watched points (detection.watch: the points a group dropped beyond its two guards,
+    and a set-aside speculative contact's points beyond its guard's: _build_contacts,
+    _to_guard) that the accelerations x (nv,) would end deeper than the surface or than they
+    start, by more than RELEASE_MARGIN [m/s^2] of normal acceleration
+    (kernels.guard_acceleration_nb), become guards taken into the solve: rows nc on of tab,
+    their point rows from end. (A box pushed down at 800 g and turning about its two guarded
+    corners drove its far corners, 4-7 mm up and not moving down, 2 mm in.) A point's
+    acceleration: a_p = a_O + α x p + ω x (v_O + ω x p) (dynamics/kernels.point_drift_into),
+    each body's spatial acceleration (a_O, α) = A + Σ S q̈ over its chain; between two
+    bodies, relative. Returns (the number of contacts, the next free point row), or
+    (-1, -1) when the table is full."""
+    det, dyn, tree = d.detection, d.dyn, d.tree
+    nw = det.n_watch[0]
+    if nw == 0:
+        return nc, end
+    Sx = dyn.acc  # (nb, 6) Σ S q̈ over each body's chain (the RNEA scratch, free here)
+    parent, ndof, v_index, S = tree.parent, tree.ndof, tree.v_index, dyn.S
+    for i in range(parent.shape[0]):
+        k = parent[i]
+        for c in range(6):
+            acc = Sx[k, c] if k >= 0 else 0.0
+            for dof in range(ndof[i]):
+                acc += S[v_index[i] + dof, c] * x[v_index[i] + dof]
+            Sx[i, c] = acc
+    dt = d.params.dt
+    kept = 0
+    for t in range(nw):
+        h = det.watch[t]
+        vn, an = _point_normal_motion(dyn.V, dyn.A, Sx, det.body[h], det.point[h], det.normal[h])
+        if det.other[h] >= 0:
+            vo, ao = _point_normal_motion(dyn.V, dyn.A, Sx, det.other[h], det.point[h], det.normal[h])
+            vn -= vo
+            an -= ao
+        if an >= guard_acceleration_nb(det.gap[h], vn, dt) - RELEASE_MARGIN:
+            det.watch[kept] = h  # still watched
+            kept += 1
+            continue
+        det.sel[0] = h
+        i = nc
+        nc, end = _add_contact(d, tab, nc, end, h, 1, True)
+        if nc < 0:
+            return -1, -1
+        tab.released[i] = 0
+        tab.bounced[i] = 0
+        _set_target(d, tab, i, ACCELERATION_PHASE)
+    det.n_watch[0] = kept
+    return nc, end
+
+
+@njit(cache=True, inline="always")
+def _point_normal_motion(V, A, Sx, b, p, n) -> tuple:
+    """(v_n, a_n): the velocity and acceleration along n (3,) of body b's point at p (3,)
+    (world) [m/s, m/s^2], body b's spatial acceleration A[b] + Sx[b] (_watch_points)."""
+    wx, wy, wz = V[b, 3], V[b, 4], V[b, 5]
+    ox, oy, oz = _cross(wx, wy, wz, p[0], p[1], p[2])
+    vx, vy, vz = V[b, 0] + ox, V[b, 1] + oy, V[b, 2] + oz
+    ax, ay, az = A[b, 3] + Sx[b, 3], A[b, 4] + Sx[b, 4], A[b, 5] + Sx[b, 5]
+    tx, ty, tz = _cross(ax, ay, az, p[0], p[1], p[2])
+    ux, uy, uz = _cross(wx, wy, wz, vx, vy, vz)
+    an = (A[b, 0] + Sx[b, 0] + tx + ux) * n[0] + (A[b, 1] + Sx[b, 1] + ty + uy) * n[1]
+    an += (A[b, 2] + Sx[b, 2] + tz + uz) * n[2]
+    return vx * n[0] + vy * n[1] + vz * n[2], an
 
 
 @njit(cache=True)

@@ -11,11 +11,19 @@ seconds, at the price of three more articulated-body evaluations per step.
 The step: the constraint solve of seed 000 (contacts, impulses, joint-limit rows) gives
 the stage-1 acceleration a1 at (q, v) (v after any impulse, Eq. 18-19) and with it the
 generalised constraint force Hᵀλ = M (a1 - a0). That force, the joint torques and any
-external force are held constant over the step, each free body's wrench (a floating base's,
-a free object's) fixed in the world axes (the solve's forces are step averages,
-as seed 002 Eq. 12 takes them); stages 2-4 evaluate the free dynamics
-M(q)^-1 (τ_c - D v - b(q, v)) by the articulated-body method (seed 004 Eq. 1) at the
-intermediate states. Joint damping D v is evaluated at every stage.
+external force are held constant over the step (the solve's forces are step averages, as
+seed 002 Eq. 12 takes them); stages 2-4 evaluate the free dynamics
+M(q)^-1 (τ_c + Σ J_k(q)ᵀ w_k - D v - b(q, v)) by the articulated-body method (seed 004
+Eq. 1) at the intermediate states. Joint damping D v is evaluated at every stage.
+
+How a force is held decides the work it does over the step. A contact's wrench w_k is held
+fixed in the world axes on the material point of its body where the solve applied it
+(HeldWrenches): its work is then f . Δx + n . Δθ of that point, nothing for a contact that
+sticks. Held in the generalised coordinates instead, Jᵀ(q0) w does the work
+w . J(q0) Δq, which differs from the point's motion by w . J̇ v dt²/2: on a foot turning
+at 80 rad/s under a 450 N contact that was +0.19 J on every step (g1 flailing). The other
+rows (joint stops, joint friction, a rolling contact: its point moves over the surface) are
+held in the generalised coordinates, each free body's share fixed in the world axes.
 
 Every free body lives on SE(3): the stage configurations are q ⊕ Θ with Θ in each free
 body's body-frame twist coordinates, and the stage velocities enter Θ through dexp⁻¹ (the
@@ -52,7 +60,39 @@ from humanoid_sim.dynamics.kernels import (
 )
 from humanoid_sim.dynamics.kinematic_tree import KinematicTree
 
-__all__ = ["StageWork", "free_acceleration_nb", "held_forces_nb", "rk4_step_nb", "stage_work"]
+__all__ = [
+    "HeldWrenches",
+    "StageWork",
+    "free_acceleration_nb",
+    "held_forces_nb",
+    "held_wrenches",
+    "hold_wrench_nb",
+    "release_held_wrenches_nb",
+    "rk4_step_nb",
+    "stage_work",
+]
+
+
+class HeldWrenches(NamedTuple):
+    """Wrenches held fixed in the world axes over a step, each on a material point of a
+    body (module docstring): the contacts' solved wrenches.
+
+    body (K,) int64: the body; point (K, 3): the material point in the body's frame [m];
+    offset (K, 3): where the wrench acts from that point, world axes [m] (0, or from a
+    rolling sphere's or cylinder's centre down to its contact point); wrench (K, 6): (f, n)
+    in world axes, n about the point of action [N, N m]; count (1,) int64: the entries in use."""
+
+    body: np.ndarray
+    point: np.ndarray
+    offset: np.ndarray
+    wrench: np.ndarray
+    count: np.ndarray
+
+
+def held_wrenches(capacity: int) -> HeldWrenches:
+    """Room for ``capacity`` held wrenches, none in use."""
+    K = max(int(capacity), 1)
+    return HeldWrenches(np.zeros(K, np.int64), np.zeros((K, 3)), np.zeros((K, 3)), np.zeros((K, 6)), np.zeros(1, np.int64))
 
 
 class StageWork(NamedTuple):
@@ -64,7 +104,8 @@ class StageWork(NamedTuple):
     a_gravity (6,): (-g, 0);
     q_s (nq,), v_s, tau_s, theta (nv,): the stage state, its forces and increment;
     xi, acc_stage (4, nv): the stage velocities (dexp⁻¹ applied) and accelerations;
-    twist (4, 6): scratch of dexp⁻¹; work (2, 6), D (6, 6): scratch of free_acceleration_nb.
+    twist (4, 6): scratch of dexp⁻¹; work (2, 6), D (6, 6): scratch of free_acceleration_nb;
+    force (nb, 6): scratch of release_held_wrenches_nb.
     """
 
     R: np.ndarray
@@ -89,6 +130,7 @@ class StageWork(NamedTuple):
     twist: np.ndarray
     work: np.ndarray
     D: np.ndarray
+    force: np.ndarray
 
 
 def stage_work(tree: KinematicTree, armature: np.ndarray | None = None) -> StageWork:
@@ -102,15 +144,82 @@ def stage_work(tree: KinematicTree, armature: np.ndarray | None = None) -> Stage
         np.zeros((nb, 6, 6)), np.zeros((nb, 6)), np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6)), np.zeros(nv),
         np.zeros((nb, 6)), a_gravity, np.zeros(nq), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros((4, nv)),
         np.zeros((4, nv)), np.zeros(nv) if armature is None else np.array(armature, dtype=float), np.zeros((4, 6)),
-        np.zeros((2, 6)), np.zeros((6, 6)),
+        np.zeros((2, 6)), np.zeros((6, 6)), np.zeros((nb, 6)),
     )  # fmt: skip
 
 
 @njit(cache=True)
-def free_acceleration_nb(tree, w, q, v, tau, qdd) -> None:
-    """qdd (nv,) = M(q)^-1 (tau - b(q, v)), gravity included, by the articulated-body
-    method (seed 004 Eq. 1; Featherstone, RBDA 7.3) at (q, v); tree: KinematicTree;
-    w: StageWork. World-frame spatial vectors about the origin, linear-first
+def _add_held(held, R, p, sign, F) -> None:
+    """F[body] += sign (f, n + x × f) for every held wrench (HeldWrenches), x its point in
+    the world at the kinematics R (nb, 3, 3), p (nb, 3): the wrenches as spatial forces,
+    world axes about the origin, linear-first; F (nb, 6)."""
+    for e in range(held.count[0]):
+        b = held.body[e]
+        l0, l1, l2 = held.point[e, 0], held.point[e, 1], held.point[e, 2]
+        Rb = R[b]
+        o = held.offset[e]
+        x0 = Rb[0, 0] * l0 + Rb[0, 1] * l1 + Rb[0, 2] * l2 + p[b, 0] + o[0]
+        x1 = Rb[1, 0] * l0 + Rb[1, 1] * l1 + Rb[1, 2] * l2 + p[b, 1] + o[1]
+        x2 = Rb[2, 0] * l0 + Rb[2, 1] * l1 + Rb[2, 2] * l2 + p[b, 2] + o[2]
+        f = held.wrench[e]
+        c0, c1, c2 = _cross(x0, x1, x2, f[0], f[1], f[2])
+        F[b, 0] += sign * f[0]
+        F[b, 1] += sign * f[1]
+        F[b, 2] += sign * f[2]
+        F[b, 3] += sign * (f[3] + c0)
+        F[b, 4] += sign * (f[4] + c1)
+        F[b, 5] += sign * (f[5] + c2)
+
+
+@njit(cache=True)
+def hold_wrench_nb(held, R, p, body, x, lift, R_vl, wrench_vl, sign) -> None:
+    """Append sign w to ``held`` (HeldWrenches): w = (f, n) (6,) given in the axes R_vl
+    (3, 3) (a contact's virtual-link frame, z its normal), n about the world point x (3,),
+    held on the material point of ``body`` at x + lift z: lift 0 for a point of the body,
+    a rolling sphere's or cylinder's radius (its centre, the contact point staying under
+    it). R (nb, 3, 3), p (nb, 3): the kinematics of the start of the step. The caller sizes
+    ``held`` (one entry per contact and body)."""
+    e = held.count[0]
+    held.count[0] = e + 1
+    held.body[e] = body
+    d0 = x[0] + lift * R_vl[0, 2] - p[body, 0]
+    d1 = x[1] + lift * R_vl[1, 2] - p[body, 1]
+    d2 = x[2] + lift * R_vl[2, 2] - p[body, 2]
+    for r in range(3):
+        held.point[e, r] = R[body, 0, r] * d0 + R[body, 1, r] * d1 + R[body, 2, r] * d2  # R_world_bodyᵀ (x - p)
+        held.offset[e, r] = -lift * R_vl[r, 2]
+        held.wrench[e, r] = sign * (R_vl[r, 0] * wrench_vl[0] + R_vl[r, 1] * wrench_vl[1] + R_vl[r, 2] * wrench_vl[2])
+        held.wrench[e, 3 + r] = sign * (R_vl[r, 0] * wrench_vl[3] + R_vl[r, 1] * wrench_vl[4]
+                                        + R_vl[r, 2] * wrench_vl[5])  # fmt: skip
+
+
+@njit(cache=True)
+def release_held_wrenches_nb(tree, w, held, R, p, S, tau_c) -> None:
+    """tau_c (nv,) -= Σ J_k(q)ᵀ w_k over the held wrenches at the kinematics R, p, S (nv, 6)
+    of the start of the step: what is left of the generalised force held over the step once
+    the held wrenches are applied on their points (rk4_step_nb). w: StageWork (force scratch)."""
+    F = w.force
+    nb = F.shape[0]
+    for i in range(nb):
+        for r in range(6):
+            F[i, r] = 0.0
+    _add_held(held, R, p, 1.0, F)
+    for i in range(nb - 1, -1, -1):  # towards the root: a body bears its subtree's forces
+        vi = tree.v_index[i]
+        for dof in range(tree.ndof[i]):
+            tau_c[vi + dof] -= _dot6(S[vi + dof], F[i])
+        k = tree.parent[i]
+        if k >= 0:
+            for r in range(6):
+                F[k, r] += F[i, r]
+
+
+@njit(cache=True)
+def free_acceleration_nb(tree, w, held, q, v, tau, qdd) -> None:
+    """qdd (nv,) = M(q)^-1 (tau + Σ J_k(q)ᵀ w_k - b(q, v)), gravity included, by the
+    articulated-body method (seed 004 Eq. 1; Featherstone, RBDA 7.3) at (q, v); tree:
+    KinematicTree; w: StageWork; held: HeldWrenches (the w_k, on their bodies' points at q,
+    enter as external forces: p^A -= f_ext). World-frame spatial vectors about the origin, linear-first
     (docs/conventions.md), so that a child's quantities add to its parent's untransformed.
 
     Symbols (per body i, parent k): S_i its joint's motion subspace; V_i its velocity; A_i the
@@ -152,6 +261,7 @@ def free_acceleration_nb(tree, w, q, v, tau, qdd) -> None:
         y0, y1, y2 = _cross(w0, w1, w2, h3, h4, h5)
         z0, z1, z2 = _cross(V[i, 0], V[i, 1], V[i, 2], h0, h1, h2)
         pA[i, 0], pA[i, 1], pA[i, 2], pA[i, 3], pA[i, 4], pA[i, 5] = x0, x1, x2, y0 + z0, y1 + z1, y2 + z2
+    _add_held(held, R, p, -1.0, pA)
     for i in range(nb - 1, -1, -1):
         n = ndof[i]
         vi = v_index[i]
@@ -328,13 +438,14 @@ def _hold_wrench_in_world(theta, tau_c, tau_s, s) -> None:
 
 
 @njit(cache=True)
-def rk4_step_nb(tree, w, q, v, a1, tau_c, damping, dt, q_out, v_out) -> None:
+def rk4_step_nb(tree, w, held, q, v, a1, tau_c, damping, dt, q_out, v_out) -> None:
     """One fourth-order Runge-Kutta-Munthe-Kaas step (module docstring).
 
-    tree: KinematicTree; w: StageWork; q (nq,), v (nv,): the state at the start of the step
-    (v after any impulse); a1 (nv,): the acceleration at (q, v) from the constraint solve;
-    tau_c (nv,): generalised forces held over the step (joint torques, external forces and
-    the constraint forces Hᵀλ) [N, N m]; damping (nv,): viscous coefficients (joint damping
+    tree: KinematicTree; w: StageWork; held: HeldWrenches, the wrenches held on their bodies'
+    points; q (nq,), v (nv,): the state at the start of the step (v after any impulse); a1
+    (nv,): the acceleration at (q, v) from the constraint solve; tau_c (nv,): generalised
+    forces held over the step (joint torques, external forces and the constraint forces
+    Hᵀλ less the held wrenches' Σ J_k(q)ᵀ w_k, release_held_wrenches_nb) [N, N m]; damping (nv,): viscous coefficients (joint damping
     force -damping * v at every stage) [N s/m, N m s/rad]; dt [s].
     Writes the state at the end of the step into q_out (nq,), v_out (nv,).
     """
@@ -354,7 +465,7 @@ def rk4_step_nb(tree, w, q, v, a1, tau_c, damping, dt, q_out, v_out) -> None:
             if tree.joint_type[body] == FREE:
                 _hold_wrench_in_world(theta, tau_c, tau_s, tree.v_index[body])
         integrate_nb(tree.joint_type, tree.q_index, tree.v_index, q, theta, 1.0, q_s)
-        free_acceleration_nb(tree, w, q_s, v_s, tau_s, acc[stage])
+        free_acceleration_nb(tree, w, held, q_s, v_s, tau_s, acc[stage])
         _stage_velocity(tree, theta, v_s, w.twist, xi[stage])
     for i in range(nv):
         theta[i] = dt / 6.0 * (xi[0, i] + 2.0 * xi[1, i] + 2.0 * xi[2, i] + xi[3, i])

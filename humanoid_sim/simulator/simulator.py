@@ -276,7 +276,10 @@ class StepResult(NamedTuple):
     virtual_link the most of its bounded solves (BOUNDED_SWEEPS when one stopped at that cap
     before its tolerance: its forces are then the best multiple of its last iterate, valid but
     not converged), under relaxed_qp the total over its rounds, under penalty_volume those of
-    the bounded solve of its joint-stop rows when it ran."""
+    the bounded solve of its joint-stop rows when it ran;
+    watched: points out of every contact (beyond their groups' guards) that the acceleration
+    phase's solve would have driven into the surface, and that it took in as guards before
+    solving again (contact/step_kernel.py: _watch_points)."""
 
     t: float
     q: np.ndarray
@@ -292,6 +295,7 @@ class StepResult(NamedTuple):
     acceleration: np.ndarray
     solver: str = "checked"
     sweeps: int = 0
+    watched: int = 0
 
 
 class Simulator:
@@ -685,7 +689,7 @@ class Simulator:
         return StepResult(
             self._t, q_next.copy(), v_next.copy(), self._actuation.applied.copy(), reports, zmp, counts.rounds,
             bool(counts.validated), bool(counts.impulse), counts.max_penetration, forces, out.a.copy(),
-            "bounded" if counts.bounded else self._solver, counts.sweeps,
+            "bounded" if counts.bounded else self._solver, counts.sweeps, counts.watched,
         )  # fmt: skip
 
     def _provider_rows(self, rows: list[OneSidedRows], v: np.ndarray):

@@ -201,6 +201,37 @@ def test_box_on_an_edge_tips_over_onto_a_face(beyond_balance):
     assert axis == (1 if beyond_balance else 2)  # over onto its side, or back onto its base
 
 
+def test_a_box_tipping_about_its_sticking_edge_keeps_its_energy_until_its_face_lands():
+    # pivoting about an edge that sticks, the contact force does no work: T + U stays constant
+    # until the face lands (an impulse or a surface contact). The contact's wrench is held on
+    # the edge over each step; held in the box's twist coordinates (fixed about its centre)
+    # the moment arm would not turn with the box: 4.5e-4 of the energy gained by the landing.
+    tilt = np.arctan2(BOX_SIZE[1], BOX_SIZE[2]) + np.radians(8.0)
+    R = axis_angle_to_rotation(np.array([1.0, 0.0, 0.0]), tilt)
+    model, sim = _tilted_box_sim(R, np.array([0.0, -0.5 * BOX_SIZE[1], -0.5 * BOX_SIZE[2]]))
+    a, b, c = BOX_SIZE
+    inertia = BOX_MASS / 12.0 * np.diag([b * b + c * c, a * a + c * c, a * a + b * b])
+
+    def energy(q, v):  # v: the centre's velocity and the angular velocity, body axes
+        return 0.5 * BOX_MASS * v[:3] @ v[:3] + 0.5 * v[3:] @ inertia @ v[3:] + BOX_MASS * G * q[2]
+
+    E0 = energy(sim.q, sim.v)
+    z0 = z = sim.q[2]
+    pivoting = 0
+    worst = 0.0
+    for _ in range(1000):
+        r = sim.step()
+        if r.impulse or any(c.kind == ContactKind.SURFACE for c in r.contacts):
+            break
+        assert [c.kind for c in r.contacts] == [ContactKind.LINE] and r.contacts[0].sticking
+        pivoting += 1
+        worst = max(worst, abs(energy(r.q, r.v) - E0))
+        z = r.q[2]
+    # it fell most of the way (its centre 5.4 mm from the start to lying on the face), fast
+    assert pivoting > 100 and z0 - z > 4.5e-3
+    assert worst < 5e-5 * E0, worst / E0
+
+
 @pytest.mark.parametrize("ratio", [0.9, 1.3])
 def test_yaw_torque_turns_the_box_only_beyond_the_friction_moment(ratio):
     """Uniform pressure under a flat box turning about its centre: the friction moment is

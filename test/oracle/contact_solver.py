@@ -426,7 +426,8 @@ def _bounded(contacts: list[ActiveContact], hard: HardRows, M_factor, base: np.n
              impulse: bool = False):
     """The bounded solve of every contact (sticking rows, released ones taken back) and every
     hard row; the contacts get their wrench and their state from it: released where f_z = 0,
-    slipping where |f_t| reached μ f_z (direction -f_t), spinning where |n_z| reached its bound.
+    slipping where |f_t| reached its bound (μ_s f_z on a disc in the acceleration phase, μ_d f_z
+    on a sliding contact's ray and in an impulse; direction -f_t), spinning where |n_z| reached its bound.
     A contact sliding at the acceleration phase's start has its friction against the sliding
     only; one released while approaching has its friction widened (ray to disc, disc to none)
     and the solve runs again; an impulse's friction takes the whole disc."""
@@ -443,11 +444,13 @@ def _bounded(contacts: list[ActiveContact], hard: HardRows, M_factor, base: np.n
         rhs.append(rhs_of(c, comps))
         start.append(start[-1] + len(comps))
         kind.append(_BLOCK_OF_KIND[c.area.kind])
-        mu.append(c.material.mu_d)
         arm.append(c.torsion_arm())
         vt = c.vel[:2]
         speed = float(np.hypot(*vt))
-        slip.append(vt / speed if speed > SLIDING_SPEED and not impulse else np.zeros(2))
+        sliding = speed > SLIDING_SPEED and not impulse
+        slip.append(vt / speed if sliding else np.zeros(2))
+        # not sliding in the acceleration phase: the static bound (step_kernel._bounded_rows)
+        mu.append(c.material.mu_s if not (impulse or sliding) else c.material.mu_d)
         hxy = c.area.hull_xy
         hull.append(hxy)
         hull_start.append(hull_start[-1] + len(hxy))
@@ -500,7 +503,7 @@ def _bounded(contacts: list[ActiveContact], hard: HardRows, M_factor, base: np.n
         if not again:
             break
         bounded_solve_nb(rows, M_factor, base, BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE, x, lam, work)
-    for c, r0, comps in layout:
+    for b, (c, r0, comps) in enumerate(layout):
         f = np.zeros(6)
         f[list(comps)] = lam[r0 : r0 + len(comps)]
         c.lam = f
@@ -510,10 +513,10 @@ def _bounded(contacts: list[ActiveContact], hard: HardRows, M_factor, base: np.n
             c.lam = np.zeros(6)
             continue
         ft = np.hypot(f[VX], f[VY])
-        if ft >= c.material.mu_d * fz * (1.0 - 1e-9) and ft > 0.0:
+        if ft >= rows.mu[b] * fz * (1.0 - 1e-9) and ft > 0.0:
             c.sticking = False
             c.slip_dir[:] = -f[VX:VZ] / ft
-        if c.area.kind != ContactKind.POINT and abs(f[WZ]) >= c.material.mu_d * fz * c.torsion_arm() * (1.0 - 1e-9):
+        if c.area.kind != ContactKind.POINT and abs(f[WZ]) >= rows.mu[b] * fz * c.torsion_arm() * (1.0 - 1e-9):
             c.spin = float(np.sign(f[WZ]))
     return x, lam[nrow_contacts:].copy()
 

@@ -17,9 +17,16 @@ from humanoid_sim.contact.constraint_rows import OneSidedRows
 from humanoid_sim.contact.detection import ContactPatch
 from humanoid_sim.contact.environment import Material
 from humanoid_sim.contact.kernels import all_finite
-from humanoid_sim.contact.step_kernel import IMPULSE_PASSES, RELEASE_MARGIN, speculative_band_nb
+from humanoid_sim.contact.kernels import guard_acceleration_nb
+from humanoid_sim.contact.step_kernel import IMPULSE_PASSES, RELEASE_MARGIN, WATCH_PASSES, speculative_band_nb
 from humanoid_sim.contact.virtual_link import ContactArea, ContactKind, classify_patch
-from humanoid_sim.dynamics.integrator import held_forces_nb, rk4_step_nb
+from humanoid_sim.dynamics.integrator import (
+    held_forces_nb,
+    held_wrenches,
+    hold_wrench_nb,
+    release_held_wrenches_nb,
+    rk4_step_nb,
+)
 from humanoid_sim.simulator.link_wrenches import generalized_force
 from humanoid_sim.simulator.simulator import ContactReport, Simulator, StepResult
 
@@ -182,13 +189,38 @@ class ReferenceSimulator(Simulator):
             tol, bounded_hard_rhs,
         )
         a = rep.x
+        # the watched points that a would drive in, taken into the solve as guards, and the
+        # solve again (step_kernel._watch_points)
+        watched = 0
+        for _ in range(WATCH_PASSES):
+            driven = [g for g in self._watch if self._driven_in(g, a)]
+            if not driven:
+                break
+            watched += len(driven)
+            self._watch = [g for g in self._watch if not any(g is h for h in driven)]
+            for g in driven:
+                g.released = False
+                g.set_desired(self.gains)
+            contacts += driven
+            solving += driven
+            rep = solve_with_checks(
+                solving, hard, active, M_factor, a0, rhs_accel, next_vt, ws, self.gains, cfg.max_rounds, RELEASE_MARGIN,
+                hard_warm, tol, bounded_hard_rhs,
+            )
+            a = rep.x
         # 5. integration (dynamics/integrator.py) with the constraint force Hᵀλ = M (a - a0)
-        # held over the step beside the joint torques
+        # held over the step beside the joint torques, the contacts' wrenches on their points
         q_next = np.empty(model.nq)
         v_next = np.empty(model.nv)
         tau_c = np.empty(model.nv)
         held_forces_nb(ws.M, a, a0, tau_full, tau_c)
-        rk4_step_nb(self._tree, self._stage, q, v_plus, a, tau_c, self._damping, dt, q_next, v_next)
+        held = held_wrenches(len(contacts))
+        for c in contacts:
+            if not c.released:
+                lift = float(np.max(c.area.roll[:, 0])) if c.rolling else 0.0
+                hold_wrench_nb(held, ws.R, ws.p, c.body, c.area.origin, lift, c.area.R_world_vl, c.lam, 1.0)
+        release_held_wrenches_nb(self._tree, self._stage, held, ws.R, ws.p, ws.S, tau_c)
+        rk4_step_nb(self._tree, self._stage, held, q, v_plus, a, tau_c, self._damping, dt, q_next, v_next)
         if not (all_finite(q_next) and all_finite(v_next)):
             raise SimulationError(f"step at t = {self._t:.6f} s produced a non-finite state")
 
@@ -205,7 +237,7 @@ class ReferenceSimulator(Simulator):
             p.accept_forces(f)
         return StepResult(
             self._t, q_next.copy(), v_next.copy(), tau_j, tuple(reports), zmp, rep.rounds, rep.validated and not bounded,
-            impulse_ran, max_pen, tuple(forces), a.copy(), "bounded" if bounded or rep.bounded else "checked",
+            impulse_ran, max_pen, tuple(forces), a.copy(), "bounded" if bounded or rep.bounded else "checked", 0, watched,
         )  # fmt: skip
 
     # ------------------------------------------------------------- helpers
@@ -233,16 +265,33 @@ class ReferenceSimulator(Simulator):
             return np.zeros(0, dtype=bool)
         return hv < self.config.thresholds.separating + self._correction_rate * np.maximum(0.0, hard.violation)
 
+    def _driven_in(self, g: ActiveContact, a: np.ndarray) -> bool:
+        """Whether accelerations a would end watched point g deeper than the surface or than it
+        starts, by more than RELEASE_MARGIN of normal acceleration."""
+        an = float(g.G[2] @ a + g.drift[2])
+        return an < guard_acceleration_nb(float(g.area.gap[0]), float(g.vel[2]), self.config.dt) - RELEASE_MARGIN
+
+    def _point_guard(self, patch: ContactPatch, i: int) -> ActiveContact:
+        """A guard (step_kernel._build_contacts) of point i of patch: frictionless, no memory,
+        released."""
+        one = slice(i, i + 1)
+        point = patch._replace(points=patch.points[one], local=patch.local[one], gap=patch.gap[one], roll=patch.roll[one])
+        material = Material(0.0, 0.0, self._reference_materials[patch.element].restitution)
+        guard = ActiveContact(classify_patch(point), material, self.ws, None, self.config.contact_tolerance, self.config.dt)
+        guard.guard, guard.sticking, guard.released = True, False, True
+        return guard
+
     def _contacts(self, patches: list[ContactPatch]) -> list[ActiveContact]:
         """Active contacts at the workspace state: separating points dropped, areas classified.
         Points farther than contact_tolerance are speculative: kept only
         when they would come within it during the step at their normal velocity. Of the points
         a patch dropped, the two that would end the step deepest at their velocities are
         guards after the patch's contact: frictionless point contacts, released
-        (step_kernel._build_contacts)."""
+        (step_kernel._build_contacts); its other dropped points are watched (self._watch)."""
         ws, sep = self.ws, self.config.thresholds.separating
         tol, dt = self.config.contact_tolerance, self.config.dt
         out = []
+        self._watch = []
         for patch in patches:
             V = ws.V[patch.body]
             # normal velocity of each point: (v_O + w x p) . n = v_O . n + p . (n x w)
@@ -264,13 +313,9 @@ class ReferenceSimulator(Simulator):
                 out.append(ActiveContact(area, self._reference_materials[patch.element], ws, self._reference_memory.get(patch.key),
                                          tol, dt))  # fmt: skip
             dropped = np.flatnonzero(~keep)  # the two that would end the step deepest
-            for i in dropped[np.argsort(patch.gap[dropped] + vn[dropped] * dt, kind="stable")[:2]]:
-                one = slice(i, i + 1)
-                point = patch._replace(points=patch.points[one], local=patch.local[one], gap=patch.gap[one], roll=patch.roll[one])
-                material = Material(0.0, 0.0, self._reference_materials[patch.element].restitution)
-                guard = ActiveContact(classify_patch(point), material, ws, None, tol, dt)
-                guard.guard, guard.sticking, guard.released = True, False, True
-                out.append(guard)
+            guarded = dropped[np.argsort(patch.gap[dropped] + vn[dropped] * dt, kind="stable")[:2]]
+            out += [self._point_guard(patch, i) for i in guarded]
+            self._watch += [self._point_guard(patch, i) for i in dropped if i not in guarded]
         return out
 
     def _to_guard(self, c: ActiveContact) -> None:
@@ -278,6 +323,14 @@ class ReferenceSimulator(Simulator):
         velocity: frictionless, no memory, released (step_kernel._to_guard)."""
         a, vel = c.area, c.vel
         i = int(np.argmin(a.gap + (vel[2] + vel[3] * a.xy[:, 1] - vel[4] * a.xy[:, 0]) * self.config.dt))
+        for j in range(len(a.gap)):  # its other points watched
+            if j != i:
+                g = ActiveContact(a, Material(0.0, 0.0, c.material.restitution), self.ws, None, c.tolerance, c.dt)
+                g.area = ContactArea(a.patch, ContactKind.POINT, a.R_world_vl, a.origin + a.R_world_vl[:, :2] @ a.xy[j],
+                                     np.zeros((1, 2)), a.gap[j : j + 1], np.array([0]), a.roll[j : j + 1])  # fmt: skip
+                g.guard, g.sticking, g.released, g.spin = True, False, True, 0.0
+                g.refresh(self.ws)
+                self._watch.append(g)
         c.area = ContactArea(a.patch, ContactKind.POINT, a.R_world_vl, a.origin + a.R_world_vl[:, :2] @ a.xy[i],
                              np.zeros((1, 2)), a.gap[i : i + 1], np.array([0]), a.roll[i : i + 1])  # fmt: skip
         c.material = Material(0.0, 0.0, c.material.restitution)
