@@ -85,7 +85,7 @@ from humanoid_sim.contact.pair_contacts import collide_pairs_nb
 from humanoid_sim.contact.penalty_volume import penalty_volume_free_acceleration_nb, penalty_volume_nb
 from humanoid_sim.contact.relaxed_qp import relaxed_qp_nb
 from humanoid_sim.dynamics.integrator import held_forces_nb, hold_wrench_nb, release_held_wrenches_nb, rk4_step_nb
-from humanoid_sim.dynamics.kernels import _cross, rnea_nb, update_all_nb, velocities_nb
+from humanoid_sim.dynamics.kernels import point_motion_nb, rnea_nb, update_all_nb, velocities_nb
 
 __all__ = ["CAPACITY", "NONFINITE", "OK", "SINGULAR", "speculative_band_nb", "step_nb", "update_dynamics_nb"]
 
@@ -1775,32 +1775,34 @@ def _watch_points(d, tab, nc, end, x) -> tuple:
     (kernels.guard_acceleration_nb), become guards taken into the solve: rows nc on of tab,
     their point rows from end. (A box pushed down at 800 g and turning about its two guarded
     corners drove its far corners, 4-7 mm up and not moving down, 2 mm in.) A point's
-    acceleration: a_p = a_O + α x p + ω x (v_O + ω x p) (dynamics/kernels.point_drift_into),
-    each body's spatial acceleration (a_O, α) = A + Σ S q̈ over its chain; between two
-    bodies, relative. Returns (the number of contacts, the next free point row), or
+    acceleration: dynamics/kernels.point_motion_nb, each body's spatial acceleration
+    (a_O, α) = A + Σ S q̈ over its chain; between two bodies, relative. Returns (the number of contacts, the next free point row), or
     (-1, -1) when the table is full."""
     det, dyn, tree = d.detection, d.dyn, d.tree
     nw = det.n_watch[0]
     if nw == 0:
         return nc, end
-    Sx = dyn.acc  # (nb, 6) Σ S q̈ over each body's chain (the RNEA scratch, free here)
-    parent, ndof, v_index, S = tree.parent, tree.ndof, tree.v_index, dyn.S
+    acc = dyn.acc  # (nb, 6) the bodies' spatial accelerations at x (the RNEA scratch, free here)
+    A, parent, ndof, v_index, S = dyn.A, tree.parent, tree.ndof, tree.v_index, dyn.S
     for i in range(parent.shape[0]):
         k = parent[i]
         for c in range(6):
-            acc = Sx[k, c] if k >= 0 else 0.0
+            ai = A[i, c] + (acc[k, c] - A[k, c] if k >= 0 else 0.0)  # A holds its chain's sum already
             for dof in range(ndof[i]):
-                acc += S[v_index[i] + dof, c] * x[v_index[i] + dof]
-            Sx[i, c] = acc
+                ai += S[v_index[i] + dof, c] * x[v_index[i] + dof]
+            acc[i, c] = ai
     dt = d.params.dt
     kept = 0
     for t in range(nw):
         h = det.watch[t]
-        vn, an = _point_normal_motion(dyn.V, dyn.A, Sx, det.body[h], det.point[h], det.normal[h])
+        n = det.normal[h]
+        v, a = point_motion_nb(dyn.V, acc, det.body[h], det.point[h])
+        vn = v[0] * n[0] + v[1] * n[1] + v[2] * n[2]
+        an = a[0] * n[0] + a[1] * n[1] + a[2] * n[2]
         if det.other[h] >= 0:
-            vo, ao = _point_normal_motion(dyn.V, dyn.A, Sx, det.other[h], det.point[h], det.normal[h])
-            vn -= vo
-            an -= ao
+            v, a = point_motion_nb(dyn.V, acc, det.other[h], det.point[h])
+            vn -= v[0] * n[0] + v[1] * n[1] + v[2] * n[2]
+            an -= a[0] * n[0] + a[1] * n[1] + a[2] * n[2]
         if an >= guard_acceleration_nb(det.gap[h], vn, dt) - RELEASE_MARGIN:
             det.watch[kept] = h  # still watched
             kept += 1
@@ -1816,20 +1818,6 @@ def _watch_points(d, tab, nc, end, x) -> tuple:
     det.n_watch[0] = kept
     return nc, end
 
-
-@njit(cache=True, inline="always")
-def _point_normal_motion(V, A, Sx, b, p, n) -> tuple:
-    """(v_n, a_n): the velocity and acceleration along n (3,) of body b's point at p (3,)
-    (world) [m/s, m/s^2], body b's spatial acceleration A[b] + Sx[b] (_watch_points)."""
-    wx, wy, wz = V[b, 3], V[b, 4], V[b, 5]
-    ox, oy, oz = _cross(wx, wy, wz, p[0], p[1], p[2])
-    vx, vy, vz = V[b, 0] + ox, V[b, 1] + oy, V[b, 2] + oz
-    ax, ay, az = A[b, 3] + Sx[b, 3], A[b, 4] + Sx[b, 4], A[b, 5] + Sx[b, 5]
-    tx, ty, tz = _cross(ax, ay, az, p[0], p[1], p[2])
-    ux, uy, uz = _cross(wx, wy, wz, vx, vy, vz)
-    an = (A[b, 0] + Sx[b, 0] + tx + ux) * n[0] + (A[b, 1] + Sx[b, 1] + ty + uy) * n[1]
-    an += (A[b, 2] + Sx[b, 2] + tz + uz) * n[2]
-    return vx * n[0] + vy * n[1] + vz * n[2], an
 
 
 @njit(cache=True)

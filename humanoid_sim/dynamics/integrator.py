@@ -21,9 +21,10 @@ fixed in the world axes on the material point of its body where the solve applie
 (HeldWrenches): its work is then f . Δx + n . Δθ of that point, nothing for a contact that
 sticks. Held in the generalised coordinates instead, Jᵀ(q0) w does the work
 w . J(q0) Δq, which differs from the point's motion by w . J̇ v dt²/2: on a foot turning
-at 80 rad/s under a 450 N contact that was +0.19 J on every step (g1 flailing). The other
-rows (joint stops, joint friction, a rolling contact: its point moves over the surface) are
-held in the generalised coordinates, each free body's share fixed in the world axes.
+at 80 rad/s under a 450 N contact that was +0.19 J on every step (g1 flailing). A rolling
+sphere's or cylinder's contact point moves over its surface: its wrench is held on the
+centre, acting the radius below it. The other rows (joint stops, joint friction) are held
+in the generalised coordinates, each free body's share fixed in the world axes.
 
 Every free body lives on SE(3): the stage configurations are q ⊕ Θ with Θ in each free
 body's body-frame twist coordinates, and the stage velocities enter Θ through dexp⁻¹ (the

@@ -547,26 +547,34 @@ def point_jacobian_into(parent, ndof, v_index, S, body, point, out) -> None:
         j = parent[j]
 
 
+@njit(cache=True, inline="always")
+def point_motion_nb(V, A, body, point) -> tuple:
+    """(v_p, a_p): the classical velocity and linear acceleration (world axes) of the point
+    fixed to ``body`` at ``point`` (world) [m], as two 3-tuples [m/s, m/s^2], from the bodies'
+    spatial velocities V and accelerations A (nb, 6) (world axes about the origin):
+    v_p = v_O + ω x p, a_p = a_O + α x p + ω x v_p."""
+    px, py, pz = point[0], point[1], point[2]
+    wx, wy, wz = V[body, 3], V[body, 4], V[body, 5]
+    ox, oy, oz = _cross(wx, wy, wz, px, py, pz)
+    vx, vy, vz = V[body, 0] + ox, V[body, 1] + oy, V[body, 2] + oz
+    tx, ty, tz = _cross(A[body, 3], A[body, 4], A[body, 5], px, py, pz)
+    ux, uy, uz = _cross(wx, wy, wz, vx, vy, vz)
+    return (vx, vy, vz), (A[body, 0] + tx + ux, A[body, 1] + ty + uy, A[body, 2] + tz + uz)
+
+
 @njit(cache=True)
 def point_drift_into(V, A, body, point, out) -> None:
     """J̇ v of a point fixed to ``body`` at ``point`` (world) [m], shape (6,).
 
     Classical linear acceleration of the point and angular acceleration of the
-    body with q̈ = 0 and no gravity: a_p = a_O + α x p + ω x (v_O + ω x p).
+    body with q̈ = 0 and no gravity: a_p = a_O + α x p + ω x (v_O + ω x p)
+    (point_motion_nb with A the velocity-product accelerations).
     """
-    px, py, pz = point[0], point[1], point[2]
-    wx, wy, wz = V[body, 3], V[body, 4], V[body, 5]
-    ax, ay, az = A[body, 3], A[body, 4], A[body, 5]
-    ox, oy, oz = _cross(wx, wy, wz, px, py, pz)
-    vx, vy, vz = V[body, 0] + ox, V[body, 1] + oy, V[body, 2] + oz
-    tx, ty, tz = _cross(ax, ay, az, px, py, pz)
-    ux, uy, uz = _cross(wx, wy, wz, vx, vy, vz)
-    out[0] = A[body, 0] + tx + ux
-    out[1] = A[body, 1] + ty + uy
-    out[2] = A[body, 2] + tz + uz
-    out[3] = ax
-    out[4] = ay
-    out[5] = az
+    _, a = point_motion_nb(V, A, body, point)
+    out[0], out[1], out[2] = a
+    out[3] = A[body, 3]
+    out[4] = A[body, 4]
+    out[5] = A[body, 5]
 
 
 @njit(cache=True)
