@@ -813,6 +813,21 @@ def speculative_target_nb(xy, gap, vel, tolerance, dt, out) -> None:
     out[2] = -2.0 * (g + vn * dt) / (dt * dt)
 
 
+@njit(cache=True)
+def stop_slip_target_nb(vel, dt, out) -> None:
+    """The tangential targets into out[0:2] of a contact whose slip would reverse within the
+    step (seed 000, 4.6: it sticks): the slip v_t (vel[0:2], virtual-link axes [m/s]) stops
+    by the step's end, a_t = -v_t / dt [m/s^2], in place of Eq. 20b's -kd v_t. Coulomb's
+    friction opposes a slip until it stops, then holds; a force held over the step can do
+    neither, and one that left the point still slipping at (1 - kd dt) v_t while the torques
+    reversed it had to push along the slip, doing work f . v_t dt (1 - kd dt / 2) that
+    nothing paid for (0.11 J in a step of a thigh slipping at 0.13 m/s under full-effort
+    torques). Stopped within the step, the work is f . v_t dt / 2: negative unless the
+    point's own motion would reverse it faster than the stop."""
+    out[0] = -vel[0] / dt
+    out[1] = -vel[1] / dt
+
+
 @njit(cache=True, inline="always")
 def guard_acceleration_nb(gap: float, vn: float, dt: float) -> float:
     """The normal acceleration [m/s^2] at which a point gap g [m] from the surface, moving

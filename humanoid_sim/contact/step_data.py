@@ -170,7 +170,8 @@ class ContactTable(NamedTuple):
     3 surface: Table 1); point_start, point_count; hull_start, hull_count (positions into
     the contact's points, ccw; a line's two ends); memory_row (-1: none); sticking (0/1);
     spin (-1, 0, +1: spinning about z, Table 2); released (0/1); rolling (0/1); keep_anchor
-    (0/1: the remembered anchor stays valid); bounced (0/1: took an impulse and left);
+    (0/1: the remembered anchor stays valid); stopping (0/1: a slip that would reverse within
+    the step, stopped by the step's end: step_kernel._check); bounced (0/1: took an impulse and left);
     impulse_taken (0/1); guard (0/1: a frictionless point row that only keeps a point of the
     band from ending the step deeper: step_kernel._build_contacts); slip (C, 2): slip direction in the virtual-link x, y; origin
     (C, 3), R (C, 3, 3): the virtual link X_world_vl; min_gap [m]; arm: torsion arm d [m];
@@ -196,6 +197,7 @@ class ContactTable(NamedTuple):
     released: np.ndarray
     rolling: np.ndarray
     keep_anchor: np.ndarray
+    stopping: np.ndarray
     bounced: np.ndarray
     impulse_taken: np.ndarray
     guard: np.ndarray
@@ -441,7 +443,7 @@ def allocate_detection(N: int) -> Detection:
 def allocate_contact_table(C: int, P: int, nv: int) -> ContactTable:
     i = lambda: np.zeros(C, np.int64)  # noqa: E731
     return ContactTable(
-        i(), i(), i(), i(), i(), i(), i(), i(), i(), i(), i(), np.zeros(C), i(), i(), i(), i(), i(), i(), i(),
+        i(), i(), i(), i(), i(), i(), i(), i(), i(), i(), i(), np.zeros(C), i(), i(), i(), i(), i(), i(), i(), i(),
         np.zeros((C, 2)), np.zeros((C, 3)), np.zeros((C, 3, 3)), np.zeros(C), np.zeros(C), np.zeros((C, 6, nv)),
         np.zeros((C, 6)), np.zeros((C, 6)), np.zeros((C, 6)), np.zeros((C, 6)), np.zeros((C, 6)), np.zeros((C, 6)),
         np.zeros((C, 3)), np.zeros((P, 2)), np.zeros(P), np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros((P, 3)),

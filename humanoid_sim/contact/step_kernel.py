@@ -21,7 +21,7 @@ bundles of contact/step_data.py (the dynamics workspace is already at (q, v)):
     validity checks of 4.4-4.5 (at most ``max_rounds`` solves per phase): release (f_z <= 0;
     a contact held sticking while it slides slips first), reduction of the area to the edge or vertex
     nearest p_v, slipping (Eq. 31-36, Ĥ_C of Eq. 36), spinning (Eq. 30, 33), a slip that
-    would reverse sticks; hard provider rows released when their force turns negative.
+    would reverse sticks, stopped by the step's end; hard provider rows released when their force turns negative.
     A phase whose checked solve is rank deficient or still fails after the rounds, or
     releases a contact that goes on approaching (Painlevé), or an impulse whose p_v leaves an
     area (reduced, the area would drop points that are striking the ground), or reduces an
@@ -78,6 +78,7 @@ from humanoid_sim.contact.kernels import (
     shrink,
     signed_distance_nb,
     speculative_target_nb,
+    stop_slip_target_nb,
     zmp_nb,
 )
 from humanoid_sim.contact.methods import CAPACITY, NONFINITE, OK, PENALTY_VOLUME, RELAXED_QP, SINGULAR, VIRTUAL_LINK
@@ -411,6 +412,7 @@ def _add_contact(d, tab, nc, npts, j, m, guard) -> tuple:
     tab.memory_row[nc] = row
     tab.sticking[nc] = 0 if guard else (1 if row < 0 else mem.sticking[cur, row])
     tab.keep_anchor[nc] = 1 if row >= 0 and mem.sticking[cur, row] else 0
+    tab.stopping[nc] = 0
     tab.spin[nc] = 0.0
     tab.released[nc] = 1 if guard else 0
     tab.bounced[nc] = 1 if guard else 0
@@ -542,6 +544,8 @@ def _set_target(d, tab, i, phase, slop=0.0) -> None:
                                 dyn.R[body], dyn.p[body], False, dyn.R[body], dyn.p[body], tab.vel[i], par.kp,
                                 par.kd, out, slop)  # fmt: skip
     speculative_target_nb(tab.xy[st : st + cnt], tab.gap[st : st + cnt], tab.vel[i], par.tolerance, par.dt, out)
+    if tab.stopping[i] and tab.sticking[i]:
+        stop_slip_target_nb(tab.vel[i], par.dt, out)
     for c in range(6):
         out[c] -= tab.drift[i, c]
 
@@ -863,7 +867,7 @@ def _check(d, tab, i, phase, x, apply, built) -> int:
                     tab.spin[i] = 1.0 if f[WZ] > 0.0 else -1.0
                 return CHANGED
         return VALID
-    # slipping: a slip that would reverse within the step stops
+    # slipping: a slip that would reverse within the step stops by its end (stop_slip_target_nb)
     G = tab.G[i]
     vt0, vt1 = 0.0, 0.0
     for col in range(x.shape[0]):
@@ -876,6 +880,7 @@ def _check(d, tab, i, phase, x, apply, built) -> int:
         if apply:
             tab.sticking[i] = 1
             tab.keep_anchor[i] = 0
+            tab.stopping[i] = 1
             _set_target(d, tab, i, phase)
         return CHANGED
     return VALID
@@ -1371,6 +1376,7 @@ def _copy_fields(src, i, dst, j) -> None:
     dst.released[j] = src.released[i]
     dst.rolling[j] = src.rolling[i]
     dst.keep_anchor[j] = src.keep_anchor[i]
+    dst.stopping[j] = src.stopping[i]
     dst.bounced[j] = src.bounced[i]
     dst.impulse_taken[j] = src.impulse_taken[i]
     dst.guard[j] = src.guard[i]
@@ -1648,6 +1654,7 @@ def _to_guard(d, tab, i) -> None:
     tab.bounced[i] = 0
     tab.memory_row[i] = -1
     tab.keep_anchor[i] = 0
+    tab.stopping[i] = 0
     _refresh(d, tab, i)
 
 

@@ -308,3 +308,39 @@ def test_sliding_box_decelerates_with_dynamic_friction_and_sticks():
     (c,) = r.contacts
     assert c.sticking and abs(r.v[0]) < 1e-9
     assert abs(xs[-1] - xs[-100]) < 1e-9  # at rest, no creep
+
+
+def test_a_slide_against_a_push_stops_within_a_step_and_is_held():
+    """Sliding at 5 cm/s against a push of 0.6 mu_s m g, the box decelerates at
+    (mu_d + 0.6 mu_s) g; once its slip would reverse within a step it stops by that step's
+    end (4.6) and static friction holds it against the push. While it slips its friction
+    opposes the slip (negative work on every step), and over the slide it does Coulomb's
+    work, -mu_d m g times the distance slid."""
+    mu_s, mu_d, v0 = 0.5, 0.4, 0.05
+    sim = ground_sim(Material(mu_s, mu_d, 0.0))
+    model = sim.model
+    sim.set_state(np.array([0, 0, HALF_Z, 0, 0, 0, 1.0]), np.array([v0, 0, 0, 0, 0, 0.0]))
+    push = np.array([-0.6 * mu_s * BOX_MASS * G, 0.0, 0.0])  # against the slip, through the COM
+    xs, vs, friction_work = [0.0], [v0], []
+    for _ in range(200):
+        q, v = sim.q, sim.v
+        J = point_jacobian(model, q, 0, q[:3])
+        r = sim.step(external_force=J[:3].T @ push)
+        kinetic = 0.5 * BOX_MASS * (r.v[:3] @ r.v[:3]) - 0.5 * BOX_MASS * (v[:3] @ v[:3])
+        friction_work.append(kinetic - push @ (r.q[:3] - q[:3]))  # ΔT less the push's work
+        xs.append(r.q[0])
+        vs.append(r.v[0])
+    stop = next(i for i, vx in enumerate(vs) if abs(vx) < 1e-9)  # the first step ending at rest
+    decel = (mu_d + 0.6 * mu_s) * G
+    assert stop == pytest.approx(v0 / decel / sim.config.dt, abs=1.5)  # the closed-form stop
+    assert min(vs[:stop]) > 0.0  # slipping forward until then, never reversed
+    # and held from there on: the anchor is the pose at the stopping step's start, v dt / 2
+    # behind, and the drift correction of Eq. 20b takes the box back to it at < 1 % of v0
+    assert np.all(np.abs(vs[stop:]) < 0.01 * v0)
+    assert abs(xs[-1] - xs[stop]) < v0 * sim.config.dt
+    assert max(friction_work[: stop - 1]) < 0.0  # opposing the slip
+    # Coulomb's work over the slide (the stopping step's force is held over the whole step)
+    assert sum(friction_work[:stop]) == pytest.approx(-mu_d * BOX_MASS * G * xs[stop], rel=0.01)
+    (c,) = r.contacts
+    assert c.sticking
+    assert abs(xs[-1] - xs[-100]) < 1e-12  # no creep against the push

@@ -23,7 +23,7 @@ Validity (4.4, 4.5), checked after each solve, at most ``max_rounds`` solves:
       at the nearest vertex/edge;
   (3) sticking: |f_t| <= μ_s f_z (Eq. 31), else slipping in s (Eq. 32);
       |n_z| <= n_zS = μ_s f_z d (Eq. 33), else spinning;
-      slipping: a slip that would reverse within the step sticks instead.
+      slipping: a slip that would reverse within the step sticks instead, stopped by the step's end.
 The same loop checks impulses (4.6: the average impulsive force F/dt has the
 same signs and ratios as F, so the checks apply to F directly).
 """
@@ -102,7 +102,7 @@ class ActiveContact:
     __slots__ = (
         "area", "material", "body", "R_body", "p_body", "G", "drift", "vel", "desired",
         "sticking", "slip_dir", "spin", "released", "lam", "impulse", "memory", "nv", "_J", "_arm", "_arm_area",
-        "rolling", "tolerance", "dt", "guard",
+        "rolling", "tolerance", "dt", "guard", "stopping",
     )  # fmt: skip
 
     def __init__(self, area: ContactArea, material: Material, ws, memory: ContactMemory | None,
@@ -132,6 +132,7 @@ class ActiveContact:
         # a guard: one point of the band out of the contacts, frictionless, in the acceleration
         # phase only when the step would end it deeper (step_kernel._build_contacts)
         self.guard = False
+        self.stopping = False  # a slip that would reverse within the step: stopped by its end
         self.refresh(ws)
 
     # -- kinematics ---------------------------------------------------------
@@ -172,6 +173,8 @@ class ActiveContact:
         )  # fmt: skip
         if self.dt > 0.0:
             kernels.speculative_target_nb(area.xy, area.gap, self.vel, self.tolerance, self.dt, self.desired)
+            if self.stopping and self.sticking:
+                kernels.stop_slip_target_nb(self.vel, self.dt, self.desired)
 
     # -- rows ---------------------------------------------------------------
     def components(self) -> tuple[int, ...]:
@@ -570,6 +573,7 @@ def _check(c: ActiveContact, x: np.ndarray, next_vt, ws, gains: Gains, apply: bo
         if vt @ c.slip_dir < 0.0:  # the slip would reverse within the step: it stops
             if apply:
                 c.sticking = True
+                c.stopping = True
                 # no anchor to hold; the remembered wrench stays the bounded solve's warm start
                 c.memory = None if c.memory is None else replace(c.memory, sticking=False)
                 c.set_desired(gains)
