@@ -14,6 +14,8 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from package_under_test import REPO, python_command, subprocess_env
 
+# How long a new service client lets discovery run before its first call (Listener.client).
+CLIENT_DISCOVERY_S = 0.5
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE)
 
 
@@ -64,11 +66,15 @@ def stop_node(process: subprocess.Popen, timeout: float = 15.0) -> tuple[int, st
 class Listener:
     """An rclpy node in the test process that records messages per topic."""
 
-    def __init__(self, name: str, namespace: str) -> None:
+    def __init__(self, name: str, namespace: str, process: subprocess.Popen | None = None) -> None:
+        """process: the node under test, if any: waits then stop with its output when it exits,
+        and a service that does not answer is reported with the node's last words."""
         self.node = rclpy.create_node(name)
         self.namespace = namespace
+        self.process = process
         self.messages: dict[str, list] = defaultdict(list)
         self.arrival: dict[str, list[float]] = defaultdict(list)
+        self._clients: dict[tuple[type, str], Any] = {}
 
     def topic(self, relative: str) -> str:
         return f"{self.namespace}/{relative}"
@@ -87,6 +93,7 @@ class Listener:
         return self.node.create_publisher(msg_type, self.topic(relative), depth)
 
     def spin_until(self, done: Callable[[], bool], timeout: float, process: subprocess.Popen | None = None) -> bool:
+        process = process or self.process
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if done():
@@ -99,13 +106,36 @@ class Listener:
     def spin_for(self, seconds: float) -> None:
         self.spin_until(lambda: False, seconds)
 
+    def client(self, srv_type: type, relative: str, timeout: float = 20.0) -> Any:
+        """One client per service for the life of the listener, ready to be answered.
+
+        wait_for_service says that the node's request reader has matched this client, not that
+        the node has matched the client's response reader: rmw_fastrtps drops a response to a
+        client it has not matched within the response writer's blocking time, and a client
+        created for each call loses an answer now and then on a loaded machine. A new client
+        therefore waits a moment after the service appears; later calls reuse it."""
+        key = (srv_type, relative)
+        if key not in self._clients:
+            client = self.node.create_client(srv_type, self.topic(relative))
+            assert client.wait_for_service(timeout_sec=timeout), f"service {relative} not available"
+            self.spin_for(CLIENT_DISCOVERY_S)
+            self._clients[key] = client
+        return self._clients[key]
+
     def call(self, srv_type: type, relative: str, request: Any, timeout: float = 20.0) -> Any:
-        client = self.node.create_client(srv_type, self.topic(relative))
+        client = self.client(srv_type, relative, timeout)
         assert client.wait_for_service(timeout_sec=timeout), f"service {relative} not available"
         future = client.call_async(request)
-        assert self.spin_until(future.done, timeout), f"service {relative} did not answer"
-        self.node.destroy_client(client)
+        if not self.spin_until(future.done, timeout):
+            raise AssertionError(f"service {relative} did not answer in {timeout:g} s{self._node_tail()}")
         return future.result()
+
+    def _node_tail(self, characters: int = 3000) -> str:
+        if self.process is None:
+            return ""
+        state = "running" if self.process.poll() is None else f"exited with {self.process.returncode}"
+        out, err = _output(self.process)
+        return f"; the node is {state}; its output ends:\n{(out + err)[-characters:]}"
 
     def destroy(self) -> None:
         self.node.destroy_node()

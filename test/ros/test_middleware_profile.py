@@ -69,3 +69,18 @@ def test_the_profile_frees_received_samples_and_keeps_the_rest_as_rmw_sets_it():
     assert publisher.find("dds:qos/dds:publishMode/dds:kind", ns).text == "ASYNCHRONOUS"
     for endpoint in (publisher, subscriber):  # on, /clock reached another process twice at times
         assert endpoint.find("dds:qos/dds:data_sharing/dds:kind", ns).text == "OFF"
+
+
+def test_service_answers_wait_for_their_client_and_keep_the_default_publisher_settings():
+    """rmw_fastrtps gives service response writers the profile named "service" instead of the
+    default one, and drops an answer to a client not matched within its max_blocking_time."""
+    root = ET.parse(package_file(PROFILE_FILE)).getroot()
+    ns = {"dds": root.tag.split("}")[0].strip("{")}
+    profiles = root.find("dds:profiles", ns)
+    default = profiles.find("dds:publisher[@is_default_profile='true']", ns)
+    service = profiles.find("dds:publisher[@profile_name='service']", ns)
+    for setting in ("historyMemoryPolicy", "qos/dds:publishMode/dds:kind", "qos/dds:data_sharing/dds:kind"):
+        assert service.find(f"dds:{setting}", ns).text == default.find(f"dds:{setting}", ns).text
+    blocking = service.find("dds:qos/dds:reliability/dds:max_blocking_time", ns)
+    seconds = int(blocking.find("dds:sec", ns).text) + 1e-9 * int(blocking.find("dds:nanosec", ns).text)
+    assert seconds >= 1.0  # Fast DDS's own 100 ms runs out while discovery lags on a loaded machine

@@ -38,7 +38,7 @@ OK = Result.RESULT_OK
 def test_simulation_interfaces_services(ros):
     ns = f"/hs_si_{os.getpid()}"
     process = start_node(ns, {"loop_mode": "fast", "start_paused": True, "clock_rate": 1000.0})
-    listener = Listener("si_listener", ns)
+    listener = Listener("si_listener", ns, process)
     listener.subscribe(Clock, "clock", keep=False)
     m = listener.messages
 

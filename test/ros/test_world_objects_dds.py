@@ -57,7 +57,7 @@ def test_world_objects_in_tf_markers_contacts_and_entity_services(ros):
         "world": "config/worlds/box_push.yaml", "loop_mode": "fast", "start_paused": True,
         "contact_rate": 100.0, "markers_rate": 50.0,
     })  # fmt: skip
-    listener = Listener("world_listener", ns)
+    listener = Listener("world_listener", ns, process)
     listener.subscribe(TFMessage, "tf", qos=1000)
     listener.subscribe(MarkerArray, "objects", keep=False)
     listener.subscribe(WrenchStamped, "contact/block/wrench", keep=False)
