@@ -292,21 +292,24 @@ def test_a_robot_lying_on_redundant_contacts_comes_to_rest():
     assert len(r.contacts) >= 8
 
 
-def test_an_area_reduction_does_not_leave_a_flailing_foot_s_other_points_to_go_in():
-    """g1 under random full-effort torques (resampled every 50 ms, seed 14) kicks and spins
+@pytest.mark.parametrize("seed, steps", [(14, 6400), (18, 3000)])
+def test_a_flailing_foot_never_ends_a_step_more_than_a_millimetre_deep(seed, steps):
+    """g1 under random full-effort torques (resampled every 50 ms, seeds 14 and 18) kicks and spins
     its feet on the ground. At t = 5.58 s a sole lies on the ground along one edge (a line
     contact); the checked rounds put p_v past one end, reduce the line to that end and fail
     their checks: the bounded solve must hold the edge as it was built (given the reduced
     point only, it let the other end go 0.8 mm in, every other step, to 4.2 mm). At t = 6.285 s
     a tilted sole (a surface contact, its deepest point 0.64 mm in) is reduced to the vertex
     nearest p_v, at the surface, and the checked solve passes: that reduction must not hold
-    when the step drives the deepest point in (it went 0.65 mm deeper). No point ends deeper
-    than 1 mm."""
+    when the step drives the deepest point in (it went 0.65 mm deeper). Seed 18, t = 2.99 s: a
+    foot spinning onto the ground rocks from edge to edge over the impulse passes (each pass
+    stops one edge and turns another down); stopped after three passes, the step ended with a
+    sphere 1.76 mm deep. No point ends deeper than 1 mm."""
     sim = g1_simulator()
     effort = np.asarray(sim.model.limits.effort, dtype=float)
-    rng = np.random.default_rng(14)
+    rng = np.random.default_rng(seed)
     deepest = 0.0
-    for step in range(6400):
+    for step in range(steps):
         if step % 50 == 0:
             tau = rng.uniform(-effort, effort)
         r = sim.step(tau)

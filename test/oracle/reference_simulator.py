@@ -18,7 +18,7 @@ from humanoid_sim.contact.detection import ContactPatch
 from humanoid_sim.contact.environment import Material
 from humanoid_sim.contact.kernels import all_finite
 from humanoid_sim.contact.kernels import guard_acceleration_nb
-from humanoid_sim.contact.step_kernel import IMPULSE_PASSES, RELEASE_MARGIN, WATCH_PASSES, speculative_band_nb
+from humanoid_sim.contact.step_kernel import CALM_PASSES, IMPULSE_PASSES, RELEASE_MARGIN, WATCH_PASSES, speculative_band_nb
 from humanoid_sim.contact.virtual_link import ContactArea, ContactKind, classify_patch
 from humanoid_sim.dynamics.integrator import (
     held_forces_nb,
@@ -125,9 +125,12 @@ class ReferenceSimulator(Simulator):
             hv = hard.jacobian @ v_plus
             before = contacts
             contacts = self._contacts(patches)
-            approaching = not last and (
-                any(self._approaching(c) for c in contacts if not c.guard) or self._hard_approaching(hard, hv)
-            )
+            if p >= CALM_PASSES - 1:  # later passes only for a contact the step would take through the band
+                approaching = not last and any(self._plunging(c) for c in contacts if not c.guard)
+            else:
+                approaching = not last and (
+                    any(self._approaching(c) for c in contacts if not c.guard) or self._hard_approaching(hard, hv)
+                )
             kept = {c.area.patch.key for c in contacts if not c.guard}
             for c in before:  # bounced off: reported with its impulse only
                 if not c.guard and c.area.patch.key in impulses and c.area.patch.key not in kept:
@@ -248,6 +251,12 @@ class ReferenceSimulator(Simulator):
         g = float(c.area.gap.min())
         allowed = g / cfg.dt if g > cfg.contact_tolerance else 0.0
         return bool(c.vel[2] < -allowed - cfg.thresholds.impact)
+
+    def _plunging(self, c: ActiveContact) -> bool:
+        """Approaching, and so fast that the step would take its nearest point deeper than the
+        contact tolerance: g + v_z dt < -tolerance."""
+        cfg = self.config
+        return self._approaching(c) and float(c.area.gap.min()) + c.vel[2] * cfg.dt < -cfg.contact_tolerance
 
     def _hard_approaching(self, hard: HardRows, hv: np.ndarray) -> bool:
         """A hard row approaching faster than the impact threshold, or, short of its limit,
