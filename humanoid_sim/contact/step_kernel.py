@@ -863,6 +863,24 @@ def _check(d, tab, i, phase, x, apply, built) -> int:
         return VALID
     mu_s = _mu(d, tab, i, True)
     if tab.sticking[i]:  # (3) friction, Eq. 31-33
+        vx, vy = tab.vel[i, VX], tab.vel[i, VY]
+        speed = math.hypot(vx, vy)
+        pushing = f[VX] * vx + f[VY] * vy > 0.0
+        if phase == ACCELERATION_PHASE and not tab.stopping[i] and speed > par.separating and pushing:
+            # held sticking while it slides (its target Eq. 20b's -kd v_t), its friction
+            # pushes it along its sliding where the torques decelerate it faster: that friction
+            # does work on it (0.23 J in a step of g1's foot sliding at 1.8 m/s). It slides
+            # (Eq. 34-36), its friction against the sliding; should that reverse it within
+            # the step, the slipping check below stops it by the step's end. (A stopping one
+            # keeps its friction: static friction holding it once stopped, against a push
+            # that alone would reverse it.)
+            if apply:
+                tab.sticking[i] = 0
+                tab.keep_anchor[i] = 0
+                tab.slip[i, 0] = vx / speed
+                tab.slip[i, 1] = vy / speed
+                _set_target(d, tab, i, phase)
+            return CHANGED
         ft = math.hypot(f[VX], f[VY])
         if ft > mu_s * fz:
             if apply:

@@ -344,3 +344,32 @@ def test_a_slide_against_a_push_stops_within_a_step_and_is_held():
     (c,) = r.contacts
     assert c.sticking
     assert abs(xs[-1] - xs[-100]) < 1e-12  # no creep against the push
+
+
+@pytest.mark.parametrize("v0, push_g", [(0.005, 0.3), (0.004, 0.4), (0.006, 0.45)])
+def test_friction_never_pushes_a_new_contact_along_its_slide(v0, push_g):
+    """A box set down on the ground sliding at v0 (a new contact: sticking, its target Eq.
+    20b's -kd v_t) against a push that decelerates it faster than that target but within
+    static friction. Held sticking, its friction would push it along the slide and do positive
+    work; it slides instead, its friction against the sliding, and stops by the step's end
+    where friction and push stop it within the step, held there by static friction. (The push
+    alone does not reverse it within a step: that case, friction holding a stopped body
+    against a push through the rest of the step, is the slide test above.)"""
+    mu_s, mu_d = 0.5, 0.4
+    sim = ground_sim(Material(mu_s, mu_d, 0.0))
+    model = sim.model
+    sim.set_state(np.array([0, 0, HALF_Z, 0, 0, 0, 1.0]), np.array([v0, 0, 0, 0, 0, 0.0]))
+    push = np.array([-push_g * G * BOX_MASS, 0.0, 0.0])  # against the slide, through the COM
+    assert sim.gains.kd * v0 < push_g * G < mu_s * G  # faster than the sticking target, held once stopped
+    assert push_g * G * sim.config.dt < v0
+    stopped = False
+    for _ in range(20):
+        q, v = sim.q, sim.v
+        J = point_jacobian(model, q, 0, q[:3])
+        r = sim.step(external_force=J[:3].T @ push)
+        kinetic = 0.5 * BOX_MASS * (r.v[:3] @ r.v[:3]) - 0.5 * BOX_MASS * (v[:3] @ v[:3])
+        friction_work = kinetic - push @ (r.q[:3] - q[:3])  # ΔT less the push's work
+        assert friction_work <= 1e-12, friction_work
+        stopped |= abs(r.v[0]) < 1e-9
+        assert r.v[0] >= -1e-9 or stopped  # not sent back before it stops
+    assert stopped and r.contacts[0].sticking and abs(r.v[0]) < 0.01 * v0  # held against the push

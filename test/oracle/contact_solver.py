@@ -556,6 +556,17 @@ def _check(c: ActiveContact, x: np.ndarray, next_vt, ws, gains: Gains, apply: bo
                 c.set_desired(gains)
             return CHANGED
     if c.sticking:  # (3) friction, Eq. 31-33
+        speed = float(np.hypot(c.vel[0], c.vel[1]))
+        pushing = f[VX] * c.vel[0] + f[VY] * c.vel[1] > 0.0
+        if not impulse and not c.stopping and speed > SLIDING_SPEED and pushing:
+            # held sticking while it slides, its friction pushing along the sliding: it slides,
+            # its friction against the sliding (a stopping one keeps its friction)
+            if apply:
+                c.sticking = False
+                c.slip_dir[:] = c.vel[:2] / speed
+                c.memory = None if c.memory is None else replace(c.memory, sticking=False)
+                c.set_desired(gains)
+            return CHANGED
         ft = np.hypot(f[VX], f[VY])
         if ft > mat.mu_s * fz:
             if apply:
