@@ -16,7 +16,7 @@ from typing import Any
 
 from rclpy.publisher import Publisher
 
-__all__ = ["WARNING_PERIOD_S", "GuardedPublisher"]
+__all__ = ["WARNING_PERIOD_S", "GuardedPublisher", "guarded_publisher"]
 
 # At most one warning about failed sends per this many seconds (all publishers of a node).
 WARNING_PERIOD_S = 5.0
@@ -36,8 +36,6 @@ class GuardedPublisher(Publisher):
     def publish(self, msg: Any) -> None:
         try:
             super().publish(msg)
-        except TypeError:
-            raise
         except RuntimeError as exc:  # rclpy's RCLError: the middleware did not take the message
             self.failures += 1
             self.last_error = str(exc)
@@ -46,3 +44,11 @@ class GuardedPublisher(Publisher):
                     f"a message on {self.topic_name} was dropped ({exc}); {self.failures} on this topic so far",
                     throttle_duration_sec=WARNING_PERIOD_S,
                 )
+
+
+def guarded_publisher(node: Any, msg_type: Any, topic: str, qos: Any, **options: Any) -> GuardedPublisher:
+    """``node.create_publisher(msg_type, topic, qos, **options)`` as a GuardedPublisher that
+    warns through the node's logger."""
+    publisher = node.create_publisher(msg_type, topic, qos, publisher_class=GuardedPublisher, **options)
+    publisher.logger = node.get_logger()
+    return publisher

@@ -28,7 +28,7 @@ from visualization_msgs.msg import MarkerArray
 from humanoid_sim.dynamics.kinematics import frame_placement
 from humanoid_sim.ros import conversions as cv
 from humanoid_sim.ros.contact_states import contacts_message, contacts_message_type
-from humanoid_sim.ros.guarded_publisher import GuardedPublisher
+from humanoid_sim.ros.guarded_publisher import guarded_publisher
 from humanoid_sim.ros.tf_serialization import (
     SerializedClock,
     SerializedJointState,
@@ -132,10 +132,8 @@ class StatePublishing:
         wake-up: with ~40 publishers that made every command message cost the executor thread
         ~0.8 ms of GIL-holding Python instead of ~0.2 ms, stolen from the physics thread.
         """
-        publisher = self.create_publisher(msg_type, topic, qos, publisher_class=GuardedPublisher,
-                                          event_callbacks=PublisherEventCallbacks(use_default_callbacks=False))  # fmt: skip
-        publisher.logger = self.get_logger()
-        return publisher
+        return guarded_publisher(self, msg_type, topic, qos,
+                                 event_callbacks=PublisherEventCallbacks(use_default_callbacks=False))  # fmt: skip
 
     def _update_decimation(self) -> None:
         p, dt = self.params, self.params.physics_dt

@@ -76,7 +76,7 @@ from humanoid_sim.ros.conversions import (
 )
 from humanoid_sim.numba_cache import compile_notice
 from humanoid_sim.package_data import package_file
-from humanoid_sim.ros.guarded_publisher import GuardedPublisher
+from humanoid_sim.ros.guarded_publisher import guarded_publisher
 from humanoid_sim.ros.process_tuning import freeze_startup_objects, run_node_main, spin
 from humanoid_sim.ros.tf_serialization import SerializedEffortCommand, SerializedJointState, SerializedOdometry
 from humanoid_sim.simulator.initial_pose import load_initial_poses, pose_configuration
@@ -353,11 +353,11 @@ class WalkingControllerNode(Node):
                 WrenchStamped, CONTACT_WRENCH_TOPIC.format(link=link),
                 lambda msg, link=link: self._on_wrench(link, msg), 10,
             )
-        self._torque_pub = self._publisher(JointState, TORQUE_COMMAND_TOPIC)
-        self._zmp_pub = self._publisher(PointStamped, "~/planned_zmp")
-        self._com_pub = self._publisher(PointStamped, "~/com_reference")
-        self._footsteps_pub = self._publisher(PoseArray, "~/footsteps")
-        self._phase_pub = self._publisher(String, "~/phase")
+        self._torque_pub = guarded_publisher(self, JointState, TORQUE_COMMAND_TOPIC, 10)
+        self._zmp_pub = guarded_publisher(self, PointStamped, "~/planned_zmp", 10)
+        self._com_pub = guarded_publisher(self, PointStamped, "~/com_reference", 10)
+        self._footsteps_pub = guarded_publisher(self, PoseArray, "~/footsteps", 10)
+        self._phase_pub = guarded_publisher(self, String, "~/phase", 10)
         self._readout_period_ns = int(1e9 / 50.0)
         # A simulator in lock-step mode waits for a command before each tick; its initial
         # state may have been published before this node was discovered (lost), or without
@@ -372,12 +372,6 @@ class WalkingControllerNode(Node):
         )
 
     # ------------------------------------------------------------ setup
-    def _publisher(self, msg_type: Any, topic: str) -> GuardedPublisher:
-        """A publisher (depth 10) whose failed sends are dropped and logged, not raised."""
-        publisher = self.create_publisher(msg_type, topic, 10, publisher_class=GuardedPublisher)
-        publisher.logger = self.get_logger()
-        return publisher
-
     @staticmethod
     def _load_model(p: ControllerParameters) -> RobotModel:
         if p.robot_description:

@@ -123,9 +123,7 @@ class Listener:
         return self._clients[key]
 
     def call(self, srv_type: type, relative: str, request: Any, timeout: float = 20.0) -> Any:
-        client = self.client(srv_type, relative, timeout)
-        assert client.wait_for_service(timeout_sec=timeout), f"service {relative} not available"
-        future = client.call_async(request)
+        future = self.client(srv_type, relative, timeout).call_async(request)
         if not self.spin_until(future.done, timeout):
             raise AssertionError(f"service {relative} did not answer in {timeout:g} s{self._node_tail()}")
         return future.result()

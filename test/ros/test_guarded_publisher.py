@@ -10,7 +10,7 @@ rclpy = pytest.importorskip("rclpy", reason="rclpy is not installed (run scripts
 from rclpy._rclpy_pybind11 import RCLError  # noqa: E402
 from std_msgs.msg import Int32, String  # noqa: E402
 
-from humanoid_sim.ros.guarded_publisher import GuardedPublisher  # noqa: E402
+from humanoid_sim.ros.guarded_publisher import GuardedPublisher, guarded_publisher  # noqa: E402
 
 
 class RefusingMiddleware:
@@ -45,7 +45,8 @@ class Recorder:
 def test_a_refused_message_is_dropped_counted_and_reported(ros):
     node = rclpy.create_node("guarded_publisher_test")
     try:
-        publisher = node.create_publisher(String, "guarded", 10, publisher_class=GuardedPublisher)
+        publisher = guarded_publisher(node, String, "guarded", 10)
+        assert isinstance(publisher, GuardedPublisher) and publisher.logger is not None  # the node's logger
         publisher.publish(String(data="goes out"))  # the real middleware takes it
         assert publisher.failures == 0
         publisher.logger = Recorder()
