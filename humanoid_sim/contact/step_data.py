@@ -4,7 +4,10 @@ Every array the step reads or writes lives in one of the NamedTuples below; they
 together in one ``StepData`` record (a numba StructRef), so that a step is one compiled
 call whose dispatch costs about a microsecond however many arrays it touches (a
 NamedTuple argument costs ~0.2 µs per array to unbox: ~30 µs for the step's ~150).
-The Python side keeps the NamedTuples and reads the same memory the kernel wrote.
+Inside it each bundle is a record of its own over the same arrays (``<Name>Record``,
+contact/bundle_records.py: one reference count for all its arrays, where a NamedTuple
+handed from helper to helper counts each of its arrays). The Python side keeps the
+NamedTuples and reads the same memory the kernel wrote.
 
 Shapes: nb bodies, nv velocity coordinates, nq configuration coordinates; C contacts,
 P contact points, K hard constraint rows, N detected points (capacities: the simulator
@@ -20,6 +23,7 @@ from numba import njit, types
 from numba.experimental import structref
 
 from humanoid_sim.contact.bounded_solve import BoundedWork, bounded_work
+from humanoid_sim.contact.bundle_records import bundle_record
 from humanoid_sim.contact.convex_shapes import ShapeSet
 from humanoid_sim.contact.narrow_phase import Manifold, NarrowScratch, manifold_buffers, narrow_scratch
 from humanoid_sim.contact.pair_contacts import PairContacts, pair_contacts_buffers
@@ -491,8 +495,14 @@ def joint_friction(index: np.ndarray, bound: np.ndarray, nv: int) -> JointFricti
 @njit(cache=True)
 def _make(tree, stage, dyn, statics, params, detection, tables, memory, hard, friction, out, solve, pairs, relaxed,
           penalty, actuation):
-    return StepData(tree, stage, dyn, statics, params, detection, tables, memory, hard, friction, out, solve, pairs,
-                    relaxed, penalty, actuation)
+    """The StepData of the bundles, each as its record (bundle_records.py: one reference count
+    for all its arrays) over the same arrays."""
+    return StepData(KinematicTreeRecord(*tree), StageWorkRecord(*stage), DynamicsRecord(*dyn),
+                    StepStaticsRecord(*statics), params, DetectionRecord(*detection),
+                    (ContactTableRecord(*tables[0]), ContactTableRecord(*tables[1])), MemoryTableRecord(*memory),
+                    HardRowTableRecord(*hard), JointFrictionRecord(*friction), StepOutputRecord(*out),
+                    SolveScratchRecord(*solve), BodyPairsRecord(*pairs), RelaxedQpDataRecord(*relaxed),
+                    PenaltyVolumeDataRecord(*penalty), actuation)  # fmt: skip
 
 
 def make_step_data(
@@ -501,7 +511,7 @@ def make_step_data(
     friction: JointFriction, out: StepOutput, solve: SolveScratch, pairs: "BodyPairs", relaxed: RelaxedQpData,
     penalty: PenaltyVolumeData, actuation: "Actuation",
 ) -> StepData:
-    """One StepData over the given bundles (the arrays are shared, not copied)."""
+    """One StepData over the given bundles, as records (the arrays are shared, not copied)."""
     return _make(tree, stage, dyn, statics, params, detection, tables, memory, hard, friction, out, solve, pairs, relaxed,
                  penalty, actuation)
 
@@ -558,3 +568,20 @@ def body_pairs(
         np.asarray(element, np.int64).copy(), R, p, np.zeros((n, 3)), np.zeros((n, 3)), np.arange(n, dtype=np.int64),
         np.zeros((cap, 2), np.int64), pair_contacts_buffers(cap), manifold_buffers(shapes), narrow_scratch(shapes),
     )  # fmt: skip
+
+
+# the compiled step's records of its bundles (bundle_records.py): numba's cache finds their types here
+KinematicTreeRecordType, KinematicTreeRecord = bundle_record(KinematicTree, __name__)
+StageWorkRecordType, StageWorkRecord = bundle_record(StageWork, __name__)
+DynamicsRecordType, DynamicsRecord = bundle_record(Dynamics, __name__)
+StepStaticsRecordType, StepStaticsRecord = bundle_record(StepStatics, __name__)
+DetectionRecordType, DetectionRecord = bundle_record(Detection, __name__)
+ContactTableRecordType, ContactTableRecord = bundle_record(ContactTable, __name__)
+MemoryTableRecordType, MemoryTableRecord = bundle_record(MemoryTable, __name__)
+HardRowTableRecordType, HardRowTableRecord = bundle_record(HardRowTable, __name__)
+JointFrictionRecordType, JointFrictionRecord = bundle_record(JointFriction, __name__)
+StepOutputRecordType, StepOutputRecord = bundle_record(StepOutput, __name__)
+SolveScratchRecordType, SolveScratchRecord = bundle_record(SolveScratch, __name__)
+BodyPairsRecordType, BodyPairsRecord = bundle_record(BodyPairs, __name__)
+RelaxedQpDataRecordType, RelaxedQpDataRecord = bundle_record(RelaxedQpData, __name__)
+PenaltyVolumeDataRecordType, PenaltyVolumeDataRecord = bundle_record(PenaltyVolumeData, __name__)

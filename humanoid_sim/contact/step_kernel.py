@@ -1485,10 +1485,11 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
     if k >= N:
         return CAPACITY
     nbox = st_.box_p.shape[0]
+    g_body, body, other, keys, idx, elem, face = st_.g_body, det.body, det.other, det.keys, det.idx, det.elem, det.face
     for i in range(k):
-        det.body[i] = st_.g_body[det.idx[i]]
-        det.other[i] = -1
-        det.keys[i] = (det.body[i] * (nbox + 1) + det.elem[i]) * 8 + det.face[i]
+        body[i] = g_body[idx[i]]
+        other[i] = -1
+        keys[i] = (body[i] * (nbox + 1) + elem[i]) * 8 + face[i]
     if d.pairs.body.shape[0] > 0:  # contacts between two bodies (seed 000's virtual link joins them)
         k = _detect_pairs(d, tol + band, k, dyn.R.shape[0] * (nbox + 1) * 8)
         if k < 0:

@@ -50,7 +50,9 @@ from numba import njit
 from humanoid_sim.dynamics.kernels import (
     FREE,
     _cross,
-    _dot6,
+    _dot6_rows,
+    _dot6_sub,
+    _dot6_vec,
     body_inertia_nb,
     body_pose_nb,
     body_motion_nb,
@@ -154,22 +156,20 @@ def _add_held(held, R, p, sign, F) -> None:
     """F[body] += sign (f, n + x × f) for every held wrench (HeldWrenches), x its point in
     the world at the kinematics R (nb, 3, 3), p (nb, 3): the wrenches as spatial forces,
     world axes about the origin, linear-first; F (nb, 6)."""
+    point, offset, wrench = held.point, held.offset, held.wrench
     for e in range(held.count[0]):
         b = held.body[e]
-        l0, l1, l2 = held.point[e, 0], held.point[e, 1], held.point[e, 2]
-        Rb = R[b]
-        o = held.offset[e]
-        x0 = Rb[0, 0] * l0 + Rb[0, 1] * l1 + Rb[0, 2] * l2 + p[b, 0] + o[0]
-        x1 = Rb[1, 0] * l0 + Rb[1, 1] * l1 + Rb[1, 2] * l2 + p[b, 1] + o[1]
-        x2 = Rb[2, 0] * l0 + Rb[2, 1] * l1 + Rb[2, 2] * l2 + p[b, 2] + o[2]
-        f = held.wrench[e]
-        c0, c1, c2 = _cross(x0, x1, x2, f[0], f[1], f[2])
-        F[b, 0] += sign * f[0]
-        F[b, 1] += sign * f[1]
-        F[b, 2] += sign * f[2]
-        F[b, 3] += sign * (f[3] + c0)
-        F[b, 4] += sign * (f[4] + c1)
-        F[b, 5] += sign * (f[5] + c2)
+        l0, l1, l2 = point[e, 0], point[e, 1], point[e, 2]
+        x0 = R[b, 0, 0] * l0 + R[b, 0, 1] * l1 + R[b, 0, 2] * l2 + p[b, 0] + offset[e, 0]
+        x1 = R[b, 1, 0] * l0 + R[b, 1, 1] * l1 + R[b, 1, 2] * l2 + p[b, 1] + offset[e, 1]
+        x2 = R[b, 2, 0] * l0 + R[b, 2, 1] * l1 + R[b, 2, 2] * l2 + p[b, 2] + offset[e, 2]
+        c0, c1, c2 = _cross(x0, x1, x2, wrench[e, 0], wrench[e, 1], wrench[e, 2])
+        F[b, 0] += sign * wrench[e, 0]
+        F[b, 1] += sign * wrench[e, 1]
+        F[b, 2] += sign * wrench[e, 2]
+        F[b, 3] += sign * (wrench[e, 3] + c0)
+        F[b, 4] += sign * (wrench[e, 4] + c1)
+        F[b, 5] += sign * (wrench[e, 5] + c2)
 
 
 @njit(cache=True)
@@ -208,7 +208,7 @@ def release_held_wrenches_nb(tree, w, held, R, p, S, tau_c) -> None:
     for i in range(nb - 1, -1, -1):  # towards the root: a body bears its subtree's forces
         vi = tree.v_index[i]
         for dof in range(tree.ndof[i]):
-            tau_c[vi + dof] -= _dot6(S[vi + dof], F[i])
+            tau_c[vi + dof] -= _dot6_rows(S, vi + dof, F, i)
         k = tree.parent[i]
         if k >= 0:
             for r in range(6):
@@ -235,29 +235,33 @@ def free_acceleration_nb(tree, w, held, q, v, tau, qdd) -> None:
     motion_subspace_nb, velocities_nb, world_inertias_nb, aba_factor_nb, body_bias_forces_nb
     and aba_solve_nb, in the same order: the result is the same to the last bit, three passes
     over the bodies instead of seven, nothing allocated."""
-    parent, ndof, v_index = tree.parent, tree.ndof, tree.v_index
+    parent, ndof, v_index, q_index = tree.parent, tree.ndof, tree.v_index, tree.q_index
+    joint_type, joint_axis, R_pj, p_pj = tree.joint_type, tree.joint_axis, tree.R_parent_joint, tree.p_parent_joint
+    mass, com, inertia_com = tree.mass, tree.com, tree.inertia_com
     R, p, S, V, A, IA, pA, U, Dinv, u, acc = w.R, w.p, w.S, w.V, w.A, w.IA, w.pA, w.U, w.Dinv, w.u, w.acc
     e, g = w.work[0], w.work[1]
+    armature = w.armature
+    # the arrays read once, their rows indexed in place (IA[i, r, c], not I = IA[i]): reading a
+    # record's field, or a view of a row, takes and drops a reference to its array, two atomic
+    # operations per body and stage
     nb = parent.shape[0]
     for i in range(nb):
         k = parent[i]
-        X = joint_transform_nb(i, tree.joint_type, tree.joint_axis, tree.R_parent_joint, tree.p_parent_joint,
-                               tree.q_index, q)  # fmt: skip
+        X = joint_transform_nb(i, joint_type, joint_axis, R_pj, p_pj, q_index, q)
         body_pose_nb(i, k, X, R, p)
-        body_subspace_nb(i, tree.joint_type, tree.joint_axis, v_index, R, p, S)
+        body_subspace_nb(i, joint_type, joint_axis, v_index, R, p, S)
         body_motion_nb(i, k, ndof, v_index, S, v, V, A)
         w0, w1, w2 = V[i, 3], V[i, 4], V[i, 5]
-        I = IA[i]
-        body_inertia_nb(i, tree.mass, tree.com, tree.inertia_com, R, p, I)
+        body_inertia_nb(i, mass, com, inertia_com, R, p, IA)
         h0 = h1 = h2 = h3 = h4 = h5 = 0.0  # h = I V; p^A = V x* h = (ω x h_v, ω x h_ω + v x h_v)
         for col in range(6):
             x = V[i, col]
-            h0 += I[0, col] * x
-            h1 += I[1, col] * x
-            h2 += I[2, col] * x
-            h3 += I[3, col] * x
-            h4 += I[4, col] * x
-            h5 += I[5, col] * x
+            h0 += IA[i, 0, col] * x
+            h1 += IA[i, 1, col] * x
+            h2 += IA[i, 2, col] * x
+            h3 += IA[i, 3, col] * x
+            h4 += IA[i, 4, col] * x
+            h5 += IA[i, 5, col] * x
         x0, x1, x2 = _cross(w0, w1, w2, h0, h1, h2)
         y0, y1, y2 = _cross(w0, w1, w2, h3, h4, h5)
         z0, z1, z2 = _cross(V[i, 0], V[i, 1], V[i, 2], h0, h1, h2)
@@ -267,51 +271,47 @@ def free_acceleration_nb(tree, w, held, q, v, tau, qdd) -> None:
         n = ndof[i]
         vi = v_index[i]
         k = parent[i]
-        I = IA[i]
-        Di = Dinv[i]
         if n == 1:  # the same arithmetic as below, with D, u and D⁻¹ u scalars (most joints)
-            Ui = U[i, 0]
             for r in range(6):
                 t = 0.0
                 for col in range(6):
-                    t += I[r, col] * S[vi, col]
-                Ui[r] = t
-            di = 1.0 / (_dot6(S[vi], Ui) + w.armature[vi])
-            Di[0, 0] = di
-            ui = tau[vi] - _dot6(S[vi], pA[i])
+                    t += IA[i, r, col] * S[vi, col]
+                U[i, 0, r] = t
+            di = 1.0 / (_dot6_sub(S, vi, U, i, 0) + armature[vi])
+            Dinv[i, 0, 0] = di
+            ui = tau[vi] - _dot6_rows(S, vi, pA, i)
             u[vi] = ui
             if k < 0:
                 continue
             gi = di * ui
-            Ik = IA[k]
             for r in range(6):
                 e[r] = A[i, r] - A[k, r]  # c_i
             for r in range(6):
                 t = 0.0
-                ur = Ui[r] * di
+                ur = U[i, 0, r] * di
                 for col in range(6):
-                    ia = I[r, col] - ur * Ui[col]
-                    Ik[r, col] += ia
+                    ia = IA[i, r, col] - ur * U[i, 0, col]
+                    IA[k, r, col] += ia
                     t += ia * e[col]
                 t += pA[i, r]
-                t += Ui[r] * gi
+                t += U[i, 0, r] * gi
                 pA[k, r] += t
             continue
         for d in range(n):  # U = I^A S
             for r in range(6):
                 t = 0.0
                 for col in range(6):
-                    t += I[r, col] * S[vi + d, col]
+                    t += IA[i, r, col] * S[vi + d, col]
                 U[i, d, r] = t
         if n > 1:  # D = Sᵀ U + armature
             D = w.D
             for a in range(n):
                 for b in range(n):
-                    D[a, b] = _dot6(S[vi + a], U[i, b])
-                D[a, a] += w.armature[vi + a]
-            spd_inverse_into(D, n, Di)
+                    D[a, b] = _dot6_sub(S, vi + a, U, i, b)
+                D[a, a] += armature[vi + a]
+            spd_inverse_into(D, n, Dinv[i])
         for d in range(n):  # u = τ - Sᵀ p^A
-            u[vi + d] = tau[vi + d] - _dot6(S[vi + d], pA[i])
+            u[vi + d] = tau[vi + d] - _dot6_rows(S, vi + d, pA, i)
         if k < 0:
             continue
         for r in range(6):
@@ -319,15 +319,15 @@ def free_acceleration_nb(tree, w, held, q, v, tau, qdd) -> None:
         for a in range(n):  # D⁻¹ u
             t = 0.0
             for b in range(n):
-                t += Di[a, b] * u[vi + b]
+                t += Dinv[i, a, b] * u[vi + b]
             g[a] = t
         for r in range(6):  # row r of I^a = I^A - U D⁻¹ Uᵀ into the parent's, and of p^a
             t = 0.0
             for col in range(6):
-                ia = I[r, col]
+                ia = IA[i, r, col]
                 for a in range(n):
                     for b in range(n):
-                        ia -= U[i, a, r] * Di[a, b] * U[i, b, col]
+                        ia -= U[i, a, r] * Dinv[i, a, b] * U[i, b, col]
                 IA[k, r, col] += ia
                 t += ia * e[col]
             t += pA[i, r]
@@ -346,18 +346,17 @@ def free_acceleration_nb(tree, w, held, q, v, tau, qdd) -> None:
             for r in range(6):
                 e[r] = acc[k, r] + A[i, r] - A[k, r]
         if n == 1:
-            qi = Dinv[i, 0, 0] * (u[vi] - _dot6(U[i, 0], e))
+            qi = Dinv[i, 0, 0] * (u[vi] - _dot6_vec(U, i, 0, e))
             qdd[vi] = qi
             for r in range(6):
                 acc[i, r] = e[r] + S[vi, r] * qi
             continue
         for a in range(n):
-            g[a] = u[vi + a] - _dot6(U[i, a], e)
-        Di = Dinv[i]
+            g[a] = u[vi + a] - _dot6_vec(U, i, a, e)
         for a in range(n):  # q̈ = D⁻¹ (u - Uᵀ a')
             t = 0.0
             for b in range(n):
-                t += Di[a, b] * g[b]
+                t += Dinv[i, a, b] * g[b]
             qdd[vi + a] = t
         for r in range(6):
             acc[i, r] = e[r]
@@ -400,10 +399,11 @@ def _stage_velocity(tree, theta, v, twist, out) -> None:
     for i in range(nv):
         out[i] = v[i]
     t, x, b1, b2 = twist[0], twist[1], twist[2], twist[3]
-    for body in range(tree.joint_type.shape[0]):
-        if tree.joint_type[body] != FREE:
+    joint_type, v_index = tree.joint_type, tree.v_index
+    for body in range(joint_type.shape[0]):
+        if joint_type[body] != FREE:
             continue
-        s = tree.v_index[body]
+        s = v_index[body]
         for r in range(6):
             t[r] = theta[s + r]
             x[r] = v[s + r]
@@ -453,6 +453,7 @@ def rk4_step_nb(tree, w, held, q, v, a1, tau_c, damping, dt, q_out, v_out) -> No
     nv = v.shape[0]
     xi, acc = w.xi, w.acc_stage
     theta, q_s, v_s, tau_s = w.theta, w.q_s, w.v_s, w.tau_s
+    joint_type, q_index, v_index = tree.joint_type, tree.q_index, tree.v_index
     for i in range(nv):
         xi[0, i] = v[i]
         acc[0, i] = a1[i]
@@ -463,12 +464,12 @@ def rk4_step_nb(tree, w, held, q, v, a1, tau_c, damping, dt, q_out, v_out) -> No
             v_s[i] = v[i] + h * acc[stage - 1, i]
             tau_s[i] = tau_c[i] - damping[i] * v_s[i]
         for body in range(tree.nb):
-            if tree.joint_type[body] == FREE:
-                _hold_wrench_in_world(theta, tau_c, tau_s, tree.v_index[body])
-        integrate_nb(tree.joint_type, tree.q_index, tree.v_index, q, theta, 1.0, q_s)
+            if joint_type[body] == FREE:
+                _hold_wrench_in_world(theta, tau_c, tau_s, v_index[body])
+        integrate_nb(joint_type, q_index, v_index, q, theta, 1.0, q_s)
         free_acceleration_nb(tree, w, held, q_s, v_s, tau_s, acc[stage])
         _stage_velocity(tree, theta, v_s, w.twist, xi[stage])
     for i in range(nv):
         theta[i] = dt / 6.0 * (xi[0, i] + 2.0 * xi[1, i] + 2.0 * xi[2, i] + xi[3, i])
         v_out[i] = v[i] + dt / 6.0 * (acc[0, i] + 2.0 * acc[1, i] + 2.0 * acc[2, i] + acc[3, i])
-    integrate_nb(tree.joint_type, tree.q_index, tree.v_index, q, theta, 1.0, q_out)
+    integrate_nb(joint_type, q_index, v_index, q, theta, 1.0, q_out)

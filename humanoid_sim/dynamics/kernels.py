@@ -82,6 +82,28 @@ def _dot6(a, b):
 
 
 @njit(cache=True)
+def _dot6_rows(a, i, b, j):
+    """a[i] . b[j] of two (n, 6) arrays, the arithmetic of _dot6, indexed in place (a view of
+    a row takes and drops a reference to its array: two atomic operations)."""
+    return (a[i, 0] * b[j, 0] + a[i, 1] * b[j, 1] + a[i, 2] * b[j, 2] + a[i, 3] * b[j, 3] + a[i, 4] * b[j, 4]
+            + a[i, 5] * b[j, 5])  # fmt: skip
+
+
+@njit(cache=True)
+def _dot6_sub(a, i, U, k, d):
+    """a[i] . U[k, d] of an (n, 6) array and an (m, l, 6) array, as _dot6_rows."""
+    return (a[i, 0] * U[k, d, 0] + a[i, 1] * U[k, d, 1] + a[i, 2] * U[k, d, 2] + a[i, 3] * U[k, d, 3]
+            + a[i, 4] * U[k, d, 4] + a[i, 5] * U[k, d, 5])  # fmt: skip
+
+
+@njit(cache=True)
+def _dot6_vec(U, k, d, b):
+    """U[k, d] . b of an (m, l, 6) array and a (6,) vector, as _dot6_rows."""
+    return (U[k, d, 0] * b[0] + U[k, d, 1] * b[1] + U[k, d, 2] * b[2] + U[k, d, 3] * b[3] + U[k, d, 4] * b[4]
+            + U[k, d, 5] * b[5])  # fmt: skip
+
+
+@njit(cache=True)
 def spd_inverse_into(D, n, out) -> None:
     """out[:n, :n] = D[:n, :n]^-1 for a symmetric positive definite block (a multi-dof
     joint's D = Sᵀ I^A S, n <= 6): Gauss-Jordan elimination in place, no pivoting (D's
@@ -114,7 +136,6 @@ def joint_transform_nb(i, joint_type, joint_axis, R_parent_joint, p_parent_joint
     along the axis by q; free: q's position and quaternion (x, y, z, w), normalised on the fly."""
     jt = joint_type[i]
     qi = q_index[i]
-    Rpj = R_parent_joint[i]
     if jt == FREE:
         x, y, z, w = q[qi + 3], q[qi + 4], q[qi + 5], q[qi + 6]
         s = 2.0 / (x * x + y * y + z * z + w * w)
@@ -130,18 +151,17 @@ def joint_transform_nb(i, joint_type, joint_axis, R_parent_joint, p_parent_joint
         j00, j01, j02 = t * x * x + c, t * x * y - s * z, t * x * z + s * y
         j10, j11, j12 = t * x * y + s * z, t * y * y + c, t * y * z - s * x
         j20, j21, j22 = t * x * z - s * y, t * y * z + s * x, t * z * z + c
-        return (Rpj[0, 0] * j00 + Rpj[0, 1] * j10 + Rpj[0, 2] * j20, Rpj[0, 0] * j01 + Rpj[0, 1] * j11 + Rpj[0, 2] * j21,
-                Rpj[0, 0] * j02 + Rpj[0, 1] * j12 + Rpj[0, 2] * j22, Rpj[1, 0] * j00 + Rpj[1, 1] * j10 + Rpj[1, 2] * j20,
-                Rpj[1, 0] * j01 + Rpj[1, 1] * j11 + Rpj[1, 2] * j21, Rpj[1, 0] * j02 + Rpj[1, 1] * j12 + Rpj[1, 2] * j22,
-                Rpj[2, 0] * j00 + Rpj[2, 1] * j10 + Rpj[2, 2] * j20, Rpj[2, 0] * j01 + Rpj[2, 1] * j11 + Rpj[2, 2] * j21,
-                Rpj[2, 0] * j02 + Rpj[2, 1] * j12 + Rpj[2, 2] * j22,
+        return (R_parent_joint[i, 0, 0] * j00 + R_parent_joint[i, 0, 1] * j10 + R_parent_joint[i, 0, 2] * j20, R_parent_joint[i, 0, 0] * j01 + R_parent_joint[i, 0, 1] * j11 + R_parent_joint[i, 0, 2] * j21,
+                R_parent_joint[i, 0, 0] * j02 + R_parent_joint[i, 0, 1] * j12 + R_parent_joint[i, 0, 2] * j22, R_parent_joint[i, 1, 0] * j00 + R_parent_joint[i, 1, 1] * j10 + R_parent_joint[i, 1, 2] * j20,
+                R_parent_joint[i, 1, 0] * j01 + R_parent_joint[i, 1, 1] * j11 + R_parent_joint[i, 1, 2] * j21, R_parent_joint[i, 1, 0] * j02 + R_parent_joint[i, 1, 1] * j12 + R_parent_joint[i, 1, 2] * j22,
+                R_parent_joint[i, 2, 0] * j00 + R_parent_joint[i, 2, 1] * j10 + R_parent_joint[i, 2, 2] * j20, R_parent_joint[i, 2, 0] * j01 + R_parent_joint[i, 2, 1] * j11 + R_parent_joint[i, 2, 2] * j21,
+                R_parent_joint[i, 2, 0] * j02 + R_parent_joint[i, 2, 1] * j12 + R_parent_joint[i, 2, 2] * j22,
                 p_parent_joint[i, 0], p_parent_joint[i, 1], p_parent_joint[i, 2])  # fmt: skip
     d = q[qi] if jt == PRISMATIC else 0.0  # FIXED_TO_WORLD: the joint frame itself
-    ax = joint_axis[i]
-    return (Rpj[0, 0], Rpj[0, 1], Rpj[0, 2], Rpj[1, 0], Rpj[1, 1], Rpj[1, 2], Rpj[2, 0], Rpj[2, 1], Rpj[2, 2],
-            p_parent_joint[i, 0] + d * (Rpj[0, 0] * ax[0] + Rpj[0, 1] * ax[1] + Rpj[0, 2] * ax[2]),
-            p_parent_joint[i, 1] + d * (Rpj[1, 0] * ax[0] + Rpj[1, 1] * ax[1] + Rpj[1, 2] * ax[2]),
-            p_parent_joint[i, 2] + d * (Rpj[2, 0] * ax[0] + Rpj[2, 1] * ax[1] + Rpj[2, 2] * ax[2]))  # fmt: skip
+    return (R_parent_joint[i, 0, 0], R_parent_joint[i, 0, 1], R_parent_joint[i, 0, 2], R_parent_joint[i, 1, 0], R_parent_joint[i, 1, 1], R_parent_joint[i, 1, 2], R_parent_joint[i, 2, 0], R_parent_joint[i, 2, 1], R_parent_joint[i, 2, 2],
+            p_parent_joint[i, 0] + d * (R_parent_joint[i, 0, 0] * joint_axis[i, 0] + R_parent_joint[i, 0, 1] * joint_axis[i, 1] + R_parent_joint[i, 0, 2] * joint_axis[i, 2]),
+            p_parent_joint[i, 1] + d * (R_parent_joint[i, 1, 0] * joint_axis[i, 0] + R_parent_joint[i, 1, 1] * joint_axis[i, 1] + R_parent_joint[i, 1, 2] * joint_axis[i, 2]),
+            p_parent_joint[i, 2] + d * (R_parent_joint[i, 2, 0] * joint_axis[i, 0] + R_parent_joint[i, 2, 1] * joint_axis[i, 1] + R_parent_joint[i, 2, 2] * joint_axis[i, 2]))  # fmt: skip
 
 
 @njit(cache=True, inline="always")
@@ -195,10 +215,9 @@ def body_subspace_nb(i, joint_type, joint_axis, v_index, R, p, S) -> None:
             S[vi + 3 + j, 4] = a1
             S[vi + 3 + j, 5] = a2
     elif jt == REVOLUTE or jt == PRISMATIC:
-        ax = joint_axis[i]
-        a0 = R[i, 0, 0] * ax[0] + R[i, 0, 1] * ax[1] + R[i, 0, 2] * ax[2]
-        a1 = R[i, 1, 0] * ax[0] + R[i, 1, 1] * ax[1] + R[i, 1, 2] * ax[2]
-        a2 = R[i, 2, 0] * ax[0] + R[i, 2, 1] * ax[1] + R[i, 2, 2] * ax[2]
+        a0 = R[i, 0, 0] * joint_axis[i, 0] + R[i, 0, 1] * joint_axis[i, 1] + R[i, 0, 2] * joint_axis[i, 2]
+        a1 = R[i, 1, 0] * joint_axis[i, 0] + R[i, 1, 1] * joint_axis[i, 1] + R[i, 1, 2] * joint_axis[i, 2]
+        a2 = R[i, 2, 0] * joint_axis[i, 0] + R[i, 2, 1] * joint_axis[i, 1] + R[i, 2, 2] * joint_axis[i, 2]
         if jt == REVOLUTE:
             c0, c1, c2 = _cross(p[i, 0], p[i, 1], p[i, 2], a0, a1, a2)
             S[vi, 0] = c0
@@ -271,41 +290,41 @@ def velocities_nb(parent, ndof, v_index, S, v, V, A) -> None:
 
 @njit(cache=True, inline="always")
 def body_inertia_nb(i, mass, com, inertia_com, R, p, I) -> None:
-    """Body i's spatial inertia in the world frame about the origin into I (6, 6), from its
-    pose R[i], p[i]: (m 1, -m [c]x; m [c]x, R I_c Rᵀ - m [c]x [c]x), c its CoM in the world."""
+    """Body i's spatial inertia in the world frame about the origin into I[i] (I: (nb, 6, 6)),
+    from its pose R[i], p[i]: (m 1, -m [c]x; m [c]x, R I_c Rᵀ - m [c]x [c]x), c its CoM in the
+    world. Indexed in place: a view I[i] would take and drop a reference to I."""
     m = mass[i]
     c0 = R[i, 0, 0] * com[i, 0] + R[i, 0, 1] * com[i, 1] + R[i, 0, 2] * com[i, 2] + p[i, 0]
     c1 = R[i, 1, 0] * com[i, 0] + R[i, 1, 1] * com[i, 1] + R[i, 1, 2] * com[i, 2] + p[i, 1]
     c2 = R[i, 2, 0] * com[i, 0] + R[i, 2, 1] * com[i, 1] + R[i, 2, 2] * com[i, 2] + p[i, 2]
-    Ic = inertia_com[i]
     for s in range(3):  # R I_c Rᵀ, column by column
-        t0 = Ic[0, 0] * R[i, s, 0] + Ic[0, 1] * R[i, s, 1] + Ic[0, 2] * R[i, s, 2]
-        t1 = Ic[1, 0] * R[i, s, 0] + Ic[1, 1] * R[i, s, 1] + Ic[1, 2] * R[i, s, 2]
-        t2 = Ic[2, 0] * R[i, s, 0] + Ic[2, 1] * R[i, s, 1] + Ic[2, 2] * R[i, s, 2]
+        t0 = inertia_com[i, 0, 0] * R[i, s, 0] + inertia_com[i, 0, 1] * R[i, s, 1] + inertia_com[i, 0, 2] * R[i, s, 2]
+        t1 = inertia_com[i, 1, 0] * R[i, s, 0] + inertia_com[i, 1, 1] * R[i, s, 1] + inertia_com[i, 1, 2] * R[i, s, 2]
+        t2 = inertia_com[i, 2, 0] * R[i, s, 0] + inertia_com[i, 2, 1] * R[i, s, 1] + inertia_com[i, 2, 2] * R[i, s, 2]
         for r in range(3):
-            I[3 + r, 3 + s] = R[i, r, 0] * t0 + R[i, r, 1] * t1 + R[i, r, 2] * t2
+            I[i, 3 + r, 3 + s] = R[i, r, 0] * t0 + R[i, r, 1] * t1 + R[i, r, 2] * t2
     # m [c]x below, -m [c]x above; m (|c|^2 1 - c cᵀ) = -m [c]x [c]x added to the rotational block
     mc0, mc1, mc2 = m * c0, m * c1, m * c2
-    I[0, 0], I[0, 1], I[0, 2], I[1, 0], I[1, 1], I[1, 2], I[2, 0], I[2, 1], I[2, 2] = m, 0.0, 0.0, 0.0, m, 0.0, 0.0, 0.0, m
-    I[0, 3], I[0, 4], I[0, 5], I[1, 3], I[1, 4], I[1, 5], I[2, 3], I[2, 4], I[2, 5] = 0.0, mc2, -mc1, -mc2, 0.0, mc0, mc1, -mc0, 0.0
-    I[3, 0], I[3, 1], I[3, 2], I[4, 0], I[4, 1], I[4, 2], I[5, 0], I[5, 1], I[5, 2] = 0.0, -mc2, mc1, mc2, 0.0, -mc0, -mc1, mc0, 0.0
+    I[i, 0, 0], I[i, 0, 1], I[i, 0, 2], I[i, 1, 0], I[i, 1, 1], I[i, 1, 2], I[i, 2, 0], I[i, 2, 1], I[i, 2, 2] = m, 0.0, 0.0, 0.0, m, 0.0, 0.0, 0.0, m
+    I[i, 0, 3], I[i, 0, 4], I[i, 0, 5], I[i, 1, 3], I[i, 1, 4], I[i, 1, 5], I[i, 2, 3], I[i, 2, 4], I[i, 2, 5] = 0.0, mc2, -mc1, -mc2, 0.0, mc0, mc1, -mc0, 0.0
+    I[i, 3, 0], I[i, 3, 1], I[i, 3, 2], I[i, 4, 0], I[i, 4, 1], I[i, 4, 2], I[i, 5, 0], I[i, 5, 1], I[i, 5, 2] = 0.0, -mc2, mc1, mc2, 0.0, -mc0, -mc1, mc0, 0.0
     cc = c0 * c0 + c1 * c1 + c2 * c2
-    I[3, 3] += m * (cc - c0 * c0)
-    I[3, 4] += m * (0.0 - c0 * c1)
-    I[3, 5] += m * (0.0 - c0 * c2)
-    I[4, 3] += m * (0.0 - c1 * c0)
-    I[4, 4] += m * (cc - c1 * c1)
-    I[4, 5] += m * (0.0 - c1 * c2)
-    I[5, 3] += m * (0.0 - c2 * c0)
-    I[5, 4] += m * (0.0 - c2 * c1)
-    I[5, 5] += m * (cc - c2 * c2)
+    I[i, 3, 3] += m * (cc - c0 * c0)
+    I[i, 3, 4] += m * (0.0 - c0 * c1)
+    I[i, 3, 5] += m * (0.0 - c0 * c2)
+    I[i, 4, 3] += m * (0.0 - c1 * c0)
+    I[i, 4, 4] += m * (cc - c1 * c1)
+    I[i, 4, 5] += m * (0.0 - c1 * c2)
+    I[i, 5, 3] += m * (0.0 - c2 * c0)
+    I[i, 5, 4] += m * (0.0 - c2 * c1)
+    I[i, 5, 5] += m * (cc - c2 * c2)
 
 
 @njit(cache=True)
 def world_inertias_nb(mass, com, inertia_com, R, p, Iw) -> None:
     """Spatial inertias Iw (nb, 6, 6) of the bodies in the world frame about the origin."""
     for i in range(mass.shape[0]):
-        body_inertia_nb(i, mass, com, inertia_com, R, p, Iw[i])
+        body_inertia_nb(i, mass, com, inertia_com, R, p, Iw)
 
 
 # ---------------------------------------------------------------------------
@@ -694,7 +713,7 @@ def update_all_nb(
         body_subspace_nb(i, joint_type, joint_axis, v_index, R, p, S)
         body_motion_nb(i, k, ndof, v_index, S, v, V, A)
         w0, w1, w2 = V[i, 3], V[i, 4], V[i, 5]
-        body_inertia_nb(i, mass, com, inertia_com, R, p, Iw[i])
+        body_inertia_nb(i, mass, com, inertia_com, R, p, Iw)
         # RNEA from the root with q̈ = 0: acc_i = acc_k + (A_i - A_k); f_i = Iw acc_i + V_i x* Iw V_i
         for r in range(6):
             acc[i, r] = a_gravity[r] + A[i, r] if k < 0 else acc[k, r] + A[i, r] - A[k, r]

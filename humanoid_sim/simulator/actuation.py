@@ -124,12 +124,13 @@ def advance_nb(d, q, v, tau_cmd, external, soft, n_hard) -> int:
     docstring). Returns NONFINITE_EFFORT or SINGULAR_MASS (nothing done), else step_nb's status;
     d.actuation.applied then holds the applied efforts, d.out the new state and the reports."""
     act = d.actuation
+    applied, lower, upper, joints = act.applied, act.lower, act.upper, act.joints
     nj = tau_cmd.shape[0]
     for j in range(nj):
         t = tau_cmd[j]
         if not math.isfinite(t):
             return NONFINITE_EFFORT
-        act.applied[j] = min(max(t, act.lower[j]), act.upper[j])
+        applied[j] = min(max(t, lower[j]), upper[j])
     if not update_dynamics_nb(d, q, v):
         return SINGULAR_MASS
     dyn = d.dyn
@@ -138,7 +139,7 @@ def advance_nb(d, q, v, tau_cmd, external, soft, n_hard) -> int:
     tau = act.tau
     tau[:] = 0.0
     for j in range(nj):
-        tau[act.joints[j]] = act.applied[j]
+        tau[joints[j]] = applied[j]
     for i in range(v.shape[0]):
         tau[i] = tau[i] + external[i] + soft[i]
     return step_nb(d, q, v, tau, n_hard, True)
