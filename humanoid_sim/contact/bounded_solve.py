@@ -88,6 +88,9 @@ BOUNDED_SWEEPS = 200  # Gauss-Seidel sweeps at most
 BOUNDED_TOLERANCE = 1e-8  # largest change in a sweep, of a force or of a row's acceleration, relative, to stop
 SUBSPACE_FIRST = 4  # sweeps before the first subspace minimisation
 SUBSPACE_EVERY_SWEEP = 10  # subspace minimisations after as many sweeps in a row, then after 2^n sweeps
+RELAXATION_MIN = 0.125  # the smallest under-relaxation of the blocks' updates (halved from 1 while sweeps diverge)
+RELAXATION_AFTER = SUBSPACE_FIRST + SUBSPACE_EVERY_SWEEP  # sweeps undamped first (the subspace solves' series)
+RELAXATION_STALL = 5  # sweeps without a smaller change, turning back on themselves, before ω is halved
 
 
 class BoundedRows(NamedTuple):
@@ -121,8 +124,9 @@ class BoundedWork(NamedTuple):
     """Scratch of bounded_solve_nb for up to K rows over nv dofs and areas of up to h hull
     vertices (bounded_work: allocated once, not per solve).
 
-    ZT (nv K,): L^-1 Hᵀ, used as (nv, k); B (K K,): H A^-1 Hᵀ, used as (k, k); r, w, w_old
-    (K,): the right side, (B + ε I) λ and its value at the start of a sweep; old, pre (6,):
+    ZT (nv K,): L^-1 Hᵀ, used as (nv, k); B (K K,): H A^-1 Hᵀ, used as (k, k); r, w, w_old,
+    dw (K,): the right side, (B + ε I) λ, its value at the start of a sweep and its change over
+    the last sweep; old, pre (6,):
     a block's forces before its sweep and before its projection; G (3, h), P (3, 3), c (9,):
     _area_normal_rows's scratch."""
 
@@ -131,6 +135,7 @@ class BoundedWork(NamedTuple):
     r: np.ndarray
     w: np.ndarray
     w_old: np.ndarray
+    dw: np.ndarray
     old: np.ndarray
     pre: np.ndarray
     G: np.ndarray
@@ -141,8 +146,8 @@ class BoundedWork(NamedTuple):
 def bounded_work(rows: int, nv: int, hull: int) -> BoundedWork:
     """A BoundedWork for up to ``rows`` rows over nv dofs and hulls of up to ``hull`` vertices."""
     K, h = max(rows, 1), max(hull, 2)
-    return BoundedWork(np.zeros(nv * K), np.zeros(K * K), np.zeros(K), np.zeros(K), np.zeros(K), np.zeros(6),
-                       np.zeros(6), np.zeros((3, h)), np.zeros((3, 3)), np.zeros(9))  # fmt: skip
+    return BoundedWork(np.zeros(nv * K), np.zeros(K * K), np.zeros(K), np.zeros(K), np.zeros(K), np.zeros(K),
+                       np.zeros(6), np.zeros(6), np.zeros((3, h)), np.zeros((3, 3)), np.zeros(9))  # fmt: skip
 
 
 class SubspaceWork(NamedTuple):
@@ -674,12 +679,13 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam, work) -> int:
     B = work.B[: k * k].reshape((k, k))
     rows_gram_nb(L, H, ZT, B)
     r = work.r[:k]
+    rhs = rows.rhs
     mean_diag = 0.0
     for a in range(k):
         s = 0.0
         for i in range(nv):
             s += H[a, i] * base[i]
-        r[a] = rows.rhs[a] - s
+        r[a] = rhs[a] - s
         mean_diag += B[a, a]
     eps = reg * mean_diag / k
     # the regularisation pulls towards the first iterate (the warm start: the previous step's
@@ -692,24 +698,48 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam, work) -> int:
     r_max = regularised_product_nb(B, eps, lam, r, w, k)
     w_old = work.w_old[:k]
     old, pre, G, P, c = work.old, work.pre, work.G, work.P, work.c
-    nb = rows.block_kind.shape[0]
+    # the rows' arrays read once: reading a field in the sweeps takes and drops a reference
+    block_start, block_kind, hull_start, hull_xy = rows.block_start, rows.block_kind, rows.hull_start, rows.hull_xy
+    mu, arm, bound, slip = rows.mu, rows.arm, rows.bound, rows.slip
+    nb = block_kind.shape[0]
     sw = _subspace_work(0, 0)  # sized at the first subspace solve: a warm-started solve mostly stops before
     subspace_at = SUBSPACE_FIRST
     sweeps = 0
+    # Under-relaxation: each block's update taken as old + ω (new - old). The friction cone's
+    # projection makes the sweeps a fixed-point iteration, not a descent, and its fixed point
+    # can repel them into a cycle: a shin landing on a 2.4 cm line contact while turning at
+    # 12 rad/s about it spiralled out 1.6x per sweep from a change of 3e-6 (or flipped between
+    # two iterates from the first sweep), the impulses cycled until the cap, the solve returned
+    # none and the shin went 1.08 mm into the ground. So ω = 1 until the sweeps stall: for
+    # RELAXATION_STALL sweeps no change smaller than the least since ω (or the faces of a
+    # subspace solve) last changed, the last of them turning the rows' accelerations back
+    # against the one before (w's changes over the two sweeps have a negative dot product).
+    # Then ω is halved, down to RELAXATION_MIN, and the shin's sweeps converge. Sweeps that
+    # converge, however slowly, stay undamped (damping them slows them: talos flailing reached
+    # the cap on 3-5 % of its steps instead of 1 %), and so do the first RELAXATION_AFTER
+    # sweeps, whose subspace solves mostly find the answer from undamped sweeps (a light body
+    # on a far contact, test_bounded_solve: 10 sweeps; damped from the start, 67). old and new
+    # both lie in the block's set, a convex cone or box: so does every ω between.
+    omega = 1.0
+    least_change = np.inf  # the least change since ω or the faces last changed
+    stalled = 0  # sweeps since that least change
+    dw_last = work.dw[:k]
+    for a in range(k):
+        dw_last[a] = 0.0
     for sweeps in range(1, max_sweeps + 1):
         change = 0.0
         largest = 0.0
         for a in range(k):
             w_old[a] = w[a]
         for blk in range(nb):
-            s0, s1 = rows.block_start[blk], rows.block_start[blk + 1]
+            s0, s1 = block_start[blk], block_start[blk + 1]
             for j in range(s0, s1):
                 old[j - s0] = lam[j]
-            kind = rows.block_kind[blk]
-            h0, h1 = rows.hull_start[blk], rows.hull_start[blk + 1]
+            kind = block_kind[blk]
+            h0, h1 = hull_start[blk], hull_start[blk + 1]
             first = s0
             if kind == BLOCK_LINE or kind == BLOCK_SURFACE:  # the normal rows exactly, over the hull's cone
-                _area_normal_rows(kind, s0, rows.hull_xy[h0:h1], B, eps, r, w, lam, G, P, c)
+                _area_normal_rows(kind, s0, hull_xy[h0:h1], B, eps, r, w, lam, G, P, c)
                 first = s0 + (2 if kind == BLOCK_LINE else 3)
             for j in range(first, s1):  # Gauss-Seidel over the block's (other) rows
                 d = B[j, j] + eps
@@ -722,8 +752,10 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam, work) -> int:
                 w[j] += eps * delta
             for j in range(s0, s1):
                 pre[j - s0] = lam[j]
-            _project_block(kind, lam, s0, rows.mu[blk], rows.arm[blk], rows.bound[blk],
-                           rows.hull_xy[h0:h1], rows.slip[blk, 0], rows.slip[blk, 1])  # fmt: skip
+            _project_block(kind, lam, s0, mu[blk], arm[blk], bound[blk], hull_xy[h0:h1], slip[blk, 0], slip[blk, 1])
+            if omega < 1.0:
+                for j in range(s0, s1):
+                    lam[j] = old[j - s0] + omega * (lam[j] - old[j - s0])
             for j in range(s0, s1):
                 delta = lam[j] - pre[j - s0]
                 if delta != 0.0:
@@ -733,18 +765,31 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam, work) -> int:
                 change = max(change, abs(lam[j] - old[j - s0]))
                 largest = max(largest, abs(lam[j]))
         moved = 0.0
+        turn = 0.0
         for a in range(k):
-            moved = max(moved, abs(w[a] - w_old[a]))
+            dw = w[a] - w_old[a]
+            moved = max(moved, abs(dw))
+            turn += dw * dw_last[a]
+            dw_last[a] = dw
         # converged: no force moved, or no row's acceleration did (redundant contacts: the
         # sweeps then only shift load along directions of B's near-null space, which change
         # no motion and which the next steps' warm starts go on converging)
         if change <= tol * (1.0 + largest) or moved <= tol * (1.0 + r_max):
             break
+        if change < least_change:
+            least_change = change
+            stalled = 0
+        else:
+            stalled += 1
+        if turn < 0.0 and stalled >= RELAXATION_STALL and sweeps >= RELAXATION_AFTER and omega > RELAXATION_MIN:
+            omega *= 0.5
+            least_change = np.inf
         if sweeps == subspace_at:  # the faces the sweeps have found, solved exactly; the next
             # sweep checks them (a force that leaves its face moves, and the faces are found again)
             if sw.V.shape[0] < k:
                 sw = _subspace_work(k, nv)
             _subspace_step(rows, ZT, B, eps, r, lam, w, sw, 1e-9)
+            least_change = np.inf
             subspace_at += 1 if sweeps < SUBSPACE_FIRST + SUBSPACE_EVERY_SWEEP - 1 else subspace_at
     # The best multiple of the final iterate: α λ stays in K for 0 <= α <= 1 (every block is
     # a cone, or a box about 0), and f(α λ) = ½ α² λᵀ(B + ε I)λ - α λᵀ r (r with ε λ0) is least at
