@@ -53,6 +53,7 @@ from humanoid_sim.dynamics.kernels import (
     _dot6_rows,
     _dot6_sub,
     _dot6_vec,
+    body_bias_force_nb,
     body_inertia_nb,
     body_pose_nb,
     body_motion_nb,
@@ -251,21 +252,9 @@ def free_acceleration_nb(tree, w, held, q, v, tau, qdd) -> None:
         body_pose_nb(i, k, X, R, p)
         body_subspace_nb(i, joint_type, joint_axis, v_index, R, p, S)
         body_motion_nb(i, k, ndof, v_index, S, v, V, A)
-        w0, w1, w2 = V[i, 3], V[i, 4], V[i, 5]
         body_inertia_nb(i, mass, com, inertia_com, R, p, IA)
-        h0 = h1 = h2 = h3 = h4 = h5 = 0.0  # h = I V; p^A = V x* h = (ω x h_v, ω x h_ω + v x h_v)
-        for col in range(6):
-            x = V[i, col]
-            h0 += IA[i, 0, col] * x
-            h1 += IA[i, 1, col] * x
-            h2 += IA[i, 2, col] * x
-            h3 += IA[i, 3, col] * x
-            h4 += IA[i, 4, col] * x
-            h5 += IA[i, 5, col] * x
-        x0, x1, x2 = _cross(w0, w1, w2, h0, h1, h2)
-        y0, y1, y2 = _cross(w0, w1, w2, h3, h4, h5)
-        z0, z1, z2 = _cross(V[i, 0], V[i, 1], V[i, 2], h0, h1, h2)
-        pA[i, 0], pA[i, 1], pA[i, 2], pA[i, 3], pA[i, 4], pA[i, 5] = x0, x1, x2, y0 + z0, y1 + z1, y2 + z2
+        # p^A = V x* (I V), the inertia's bias force
+        pA[i, 0], pA[i, 1], pA[i, 2], pA[i, 3], pA[i, 4], pA[i, 5] = body_bias_force_nb(i, IA, V)
     _add_held(held, R, p, -1.0, pA)
     for i in range(nb - 1, -1, -1):
         n = ndof[i]

@@ -321,6 +321,35 @@ def body_inertia_nb(i, mass, com, inertia_com, R, p, I) -> None:
 
 
 @njit(cache=True)
+def _inertia_times_row(I, i, X, j):
+    """I[i] @ X[j] as six floats: I (n, 6, 6), X (m, 6), indexed in place (no views), the
+    columns summed in order."""
+    t0 = t1 = t2 = t3 = t4 = t5 = 0.0
+    for c in range(6):
+        x = X[j, c]
+        t0 += I[i, 0, c] * x
+        t1 += I[i, 1, c] * x
+        t2 += I[i, 2, c] * x
+        t3 += I[i, 3, c] * x
+        t4 += I[i, 4, c] * x
+        t5 += I[i, 5, c] * x
+    return t0, t1, t2, t3, t4, t5
+
+
+@njit(cache=True)
+def body_bias_force_nb(i, I, V):
+    """Body i's velocity-product force V_i x* (I_i V_i) (I (nb, 6, 6): world-frame inertias
+    about the origin; V (nb, 6): velocities; linear-first): with h = I_i V_i, (ω x h_v,
+    ω x h_ω + v x h_v), as six floats."""
+    h0, h1, h2, h3, h4, h5 = _inertia_times_row(I, i, V, i)
+    w0, w1, w2 = V[i, 3], V[i, 4], V[i, 5]
+    x0, x1, x2 = _cross(w0, w1, w2, h0, h1, h2)
+    y0, y1, y2 = _cross(w0, w1, w2, h3, h4, h5)
+    z0, z1, z2 = _cross(V[i, 0], V[i, 1], V[i, 2], h0, h1, h2)
+    return x0, x1, x2, y0 + z0, y1 + z1, y2 + z2
+
+
+@njit(cache=True)
 def world_inertias_nb(mass, com, inertia_com, R, p, Iw) -> None:
     """Spatial inertias Iw (nb, 6, 6) of the bodies in the world frame about the origin."""
     for i in range(mass.shape[0]):
@@ -712,30 +741,18 @@ def update_all_nb(
         body_pose_nb(i, k, X, R, p)
         body_subspace_nb(i, joint_type, joint_axis, v_index, R, p, S)
         body_motion_nb(i, k, ndof, v_index, S, v, V, A)
-        w0, w1, w2 = V[i, 3], V[i, 4], V[i, 5]
         body_inertia_nb(i, mass, com, inertia_com, R, p, Iw)
         # RNEA from the root with q̈ = 0: acc_i = acc_k + (A_i - A_k); f_i = Iw acc_i + V_i x* Iw V_i
         for r in range(6):
             acc[i, r] = a_gravity[r] + A[i, r] if k < 0 else acc[k, r] + A[i, r] - A[k, r]
         _mat6_vec(Iw[i], acc[i], f[i])
-        h0 = h1 = h2 = h3 = h4 = h5 = 0.0
-        for c in range(6):
-            vc = V[i, c]
-            h0 += Iw[i, 0, c] * vc
-            h1 += Iw[i, 1, c] * vc
-            h2 += Iw[i, 2, c] * vc
-            h3 += Iw[i, 3, c] * vc
-            h4 += Iw[i, 4, c] * vc
-            h5 += Iw[i, 5, c] * vc
-        x0, x1, x2 = _cross(w0, w1, w2, h0, h1, h2)
-        y0, y1, y2 = _cross(w0, w1, w2, h3, h4, h5)
-        z0, z1, z2 = _cross(V[i, 0], V[i, 1], V[i, 2], h0, h1, h2)
-        f[i, 0] += x0
-        f[i, 1] += x1
-        f[i, 2] += x2
-        f[i, 3] += y0 + z0
-        f[i, 4] += y1 + z1
-        f[i, 5] += y2 + z2
+        b0, b1, b2, b3, b4, b5 = body_bias_force_nb(i, Iw, V)
+        f[i, 0] += b0
+        f[i, 1] += b1
+        f[i, 2] += b2
+        f[i, 3] += b3
+        f[i, 4] += b4
+        f[i, 5] += b5
         for r in range(6):
             for c in range(6):
                 Ic[i, r, c] = Iw[i, r, c]
@@ -747,15 +764,7 @@ def update_all_nb(
         # the CRBA's columns of body i's dofs: Ic_i is complete (its subtree has been added)
         for d in range(ndof[i]):
             kk = vi + d
-            F0 = F1 = F2 = F3 = F4 = F5 = 0.0
-            for c in range(6):
-                sc = S[kk, c]
-                F0 += Ic[i, 0, c] * sc
-                F1 += Ic[i, 1, c] * sc
-                F2 += Ic[i, 2, c] * sc
-                F3 += Ic[i, 3, c] * sc
-                F4 += Ic[i, 4, c] * sc
-                F5 += Ic[i, 5, c] * sc
+            F0, F1, F2, F3, F4, F5 = _inertia_times_row(Ic, i, S, kk)
             for d2 in range(d + 1):
                 j2 = vi + d2
                 val = S[j2, 0] * F0 + S[j2, 1] * F1 + S[j2, 2] * F2 + S[j2, 3] * F3 + S[j2, 4] * F4 + S[j2, 5] * F5
