@@ -4,10 +4,11 @@ Every array the step reads or writes lives in one of the NamedTuples below; they
 together in one ``StepData`` record (a numba StructRef), so that a step is one compiled
 call whose dispatch costs about a microsecond however many arrays it touches (a
 NamedTuple argument costs ~0.2 µs per array to unbox: ~30 µs for the step's ~150).
-Inside it each bundle is a record of its own over the same arrays (``<Name>Record``,
-contact/bundle_records.py: one reference count for all its arrays, where a NamedTuple
-handed from helper to helper counts each of its arrays). The Python side keeps the
-NamedTuples and reads the same memory the kernel wrote.
+Inside it each bundle is a record of its own over the same memory (``<Name>Record``,
+contact/bundle_records.py: unowned views of the bundle's arrays, where a NamedTuple handed
+from helper to helper takes and drops a reference to each of its arrays); the record keeps
+the bundles themselves in ``owners``. The Python side keeps the NamedTuples and reads the
+same memory the kernel wrote.
 
 Shapes: nb bodies, nv velocity coordinates, nq configuration coordinates; C contacts,
 P contact points, K hard constraint rows, N detected points (capacities: the simulator
@@ -23,7 +24,7 @@ from numba import njit, types
 from numba.experimental import structref
 
 from humanoid_sim.contact.bounded_solve import BoundedWork, bounded_work
-from humanoid_sim.contact.bundle_records import bundle_record
+from humanoid_sim.contact.bundle_records import bundle_record, unowned_fields
 from humanoid_sim.contact.convex_shapes import ShapeSet
 from humanoid_sim.contact.narrow_phase import Manifold, NarrowScratch, manifold_buffers, narrow_scratch
 from humanoid_sim.contact.pair_contacts import PairContacts, pair_contacts_buffers
@@ -392,11 +393,12 @@ class StepData(structref.StructRefProxy):
     detection, tables (two ContactTables: a phase's build and the next), memory, hard,
     friction (JointFriction), out, solve: SolveScratch, pairs: BodyPairs, relaxed: RelaxedQpData
     (contact/relaxed_qp.py), penalty: PenaltyVolumeData (contact/penalty_volume.py),
-    actuation: the actuated joints' efforts and velocity-limit rule (simulator/actuation.py))."""
+    actuation: the actuated joints' efforts and velocity-limit rule (simulator/actuation.py);
+    owners: the bundles whose arrays the records view, kept alive with the record, never read)."""
 
 
 _FIELDS = ["tree", "stage", "dyn", "statics", "params", "detection", "tables", "memory", "hard", "friction", "out",
-           "solve", "pairs", "relaxed", "penalty", "actuation"]
+           "solve", "pairs", "relaxed", "penalty", "actuation", "owners"]
 structref.define_proxy(StepData, StepDataType, _FIELDS)
 
 
@@ -495,14 +497,17 @@ def joint_friction(index: np.ndarray, bound: np.ndarray, nv: int) -> JointFricti
 @njit(cache=True)
 def _make(tree, stage, dyn, statics, params, detection, tables, memory, hard, friction, out, solve, pairs, relaxed,
           penalty, actuation):
-    """The StepData of the bundles, each as its record (bundle_records.py: one reference count
-    for all its arrays) over the same arrays."""
-    return StepData(KinematicTreeRecord(*tree), StageWorkRecord(*stage), DynamicsRecord(*dyn),
-                    StepStaticsRecord(*statics), params, DetectionRecord(*detection),
-                    (ContactTableRecord(*tables[0]), ContactTableRecord(*tables[1])), MemoryTableRecord(*memory),
-                    HardRowTableRecord(*hard), JointFrictionRecord(*friction), StepOutputRecord(*out),
-                    SolveScratchRecord(*solve), BodyPairsRecord(*pairs), RelaxedQpDataRecord(*relaxed),
-                    PenaltyVolumeDataRecord(*penalty), actuation)  # fmt: skip
+    """The StepData of the bundles, each as its record (bundle_records.py) of unowned views of
+    the same arrays, the bundles themselves kept in ``owners``."""
+    u = unowned_fields
+    return StepData(KinematicTreeRecord(*u(tree)), StageWorkRecord(*u(stage)), DynamicsRecord(*u(dyn)),
+                    StepStaticsRecord(*u(statics)), params, DetectionRecord(*u(detection)),
+                    (ContactTableRecord(*u(tables[0])), ContactTableRecord(*u(tables[1]))), MemoryTableRecord(*u(memory)),
+                    HardRowTableRecord(*u(hard)), JointFrictionRecord(*u(friction)), StepOutputRecord(*u(out)),
+                    SolveScratchRecord(*u(solve)), BodyPairsRecord(*u(pairs)), RelaxedQpDataRecord(*u(relaxed)),
+                    PenaltyVolumeDataRecord(*u(penalty)), actuation,
+                    (tree, stage, dyn, statics, detection, tables, memory, hard, friction, out, solve, pairs, relaxed,
+                     penalty))  # fmt: skip
 
 
 def make_step_data(

@@ -1,11 +1,14 @@
-"""The step's bundles as compiled records (contact/bundle_records.py): the same arrays, and a
-type numba's cache can store."""
+"""The step's bundles as compiled records (contact/bundle_records.py): the same arrays (owned,
+or unowned views of them), and a type numba's cache can store; a simulator's step record keeps
+the arrays its views point into."""
 
 import pickle
 
 import numpy as np
+import pytest
 from numba import njit, typeof
 
+from humanoid_sim.contact.bundle_records import unowned_fields
 from humanoid_sim.contact.step_data import ContactTableRecord, ContactTableRecordType, allocate_contact_table
 
 
@@ -15,15 +18,26 @@ def _record(tab):
 
 
 @njit
+def _unowned_record(tab):
+    return ContactTableRecord(*unowned_fields(tab))
+
+
+@njit
+def _owners(step_data):
+    return step_data.owners
+
+
+@njit
 def _write(rec, i, value):
     rec.min_gap[i] = value
     rec.G[i, 2, 1] = 2.0 * value
     return rec.body.shape[0] + rec.xy.shape[0]
 
 
-def test_a_record_reads_and_writes_the_bundles_arrays():
+@pytest.mark.parametrize("make", [_record, _unowned_record], ids=["owned", "unowned"])
+def test_a_record_reads_and_writes_the_bundles_arrays(make):
     tab = allocate_contact_table(3, 5, 4)
-    rec = _record(tab)
+    rec = make(tab)
     assert _write(rec, 1, 0.25) == 3 + 5
     assert tab.min_gap[1] == 0.25 and tab.G[1, 2, 1] == 0.5  # the kernel wrote the NamedTuple's memory
     assert np.count_nonzero(tab.min_gap) == 1 and np.count_nonzero(tab.G) == 1
@@ -35,3 +49,24 @@ def test_a_records_type_survives_pickling_as_numbas_cache_stores_it():
     assert isinstance(typ, ContactTableRecordType)
     assert list(typ.field_dict) == list(allocate_contact_table(1, 1, 1)._fields)
     assert pickle.loads(pickle.dumps(typ)) == typ
+
+
+def test_the_step_record_keeps_the_bundles_its_views_point_into():
+    """The simulator hands make_step_data a detection bundle it keeps no reference to: the
+    record's owners must hold it, or its unowned views would point into freed memory."""
+    import gc
+    from pathlib import Path
+
+    from humanoid_sim.contact.step_data import Detection
+    from humanoid_sim.model import load_urdf
+    from humanoid_sim.simulator.simulator import Simulator
+
+    sim = Simulator(load_urdf(Path(__file__).resolve().parents[2] / "urdf" / "humanoid.urdf"))
+    sim.reset("stand")
+    gc.collect()
+    owners = _owners(sim._data)
+    detections = [b for b in owners if isinstance(b, Detection)]
+    assert len(detections) == 1 and len(owners) == 14
+    for _ in range(50):
+        r = sim.step(None)
+    assert r.contacts and np.all(np.isfinite(r.q))
