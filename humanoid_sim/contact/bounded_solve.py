@@ -63,7 +63,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from humanoid_sim.contact.kernels import back_project_nb, lu_solve_into, rows_gram_nb
+from humanoid_sim.contact.kernels import cho_solve_vec, cholesky_into, lu_solve_into
+from humanoid_sim.dynamics.mass_factor import back_project_nb, rows_gram_nb
 
 __all__ = [
     "BLOCK_BOX",
@@ -124,7 +125,7 @@ class BoundedWork(NamedTuple):
     """Scratch of bounded_solve_nb for up to K rows over nv dofs and areas of up to h hull
     vertices (bounded_work: allocated once, not per solve).
 
-    ZT (nv K,): L^-1 Hᵀ, used as (nv, k); B (K K,): H A^-1 Hᵀ, used as (k, k); r, w, w_old,
+    ZT (nv K,): L^-T Hᵀ (M = Lᵀ L), used as (nv, k); B (K K,): H A^-1 Hᵀ, used as (k, k); r, w, w_old,
     dw (K,): the right side, (B + ε I) λ, its value at the start of a sweep and its change over
     the last sweep; old, pre (6,):
     a block's forces before its sweep and before its projection; G (3, h), P (3, 3), c (9,):
@@ -156,8 +157,6 @@ class SubspaceWork(NamedTuple):
 
     V: np.ndarray  # (k, k): the faces' basis, λ = V μ
     W: np.ndarray  # (k, k): V without the friction's ties (the rows whose equations hold)
-    Z: np.ndarray  # (nv, k): L^-1 Hᵀ V
-    ZW: np.ndarray  # (nv, k): L^-1 Hᵀ W
     Q: np.ndarray  # (k, k): Wᵀ (B + ε I) V
     y: np.ndarray  # (k,): Wᵀ r, then μ
     target: np.ndarray  # (k,): V μ
@@ -166,10 +165,10 @@ class SubspaceWork(NamedTuple):
 
 
 @njit(cache=True)
-def _subspace_work(k, nv):
-    """A SubspaceWork for k rows over nv dofs."""
-    return SubspaceWork(np.empty((k, k)), np.empty((k, k)), np.empty((nv, k)), np.empty((nv, k)), np.empty((k, k)),
-                        np.empty(k), np.empty(k), np.empty(k, np.int64), np.empty(k, np.int64))  # fmt: skip
+def _subspace_work(k):
+    """A SubspaceWork for k rows."""
+    return SubspaceWork(np.empty((k, k)), np.empty((k, k)), np.empty((k, k)), np.empty(k), np.empty(k),
+                        np.empty(k, np.int64), np.empty(k, np.int64))  # fmt: skip
 
 
 @njit(cache=True)
@@ -395,9 +394,10 @@ def _friction_rows(kind, s0):
 
 @njit(cache=True)
 def _face_columns(rows, blk, lam, V, W, c0, tol) -> int:
-    """Columns c0.. of V (k, m), zero on entry: a basis of the face of block blk's set on which
-    its forces lam lie, so that the forces on that face are V μ (and none of the block's rows
-    is free when it has no force); W the same columns without the ties below (the rows whose
+    """Columns c0.. (at most six) of V (k, m), zero in the block's rows on entry: a basis of
+    the face of block blk's set on which its forces lam lie, so that the forces on that face
+    are V μ (and none of the block's rows is free when it has no force); entries in the
+    block's rows only. W the same columns without the ties below (the rows whose
     equations hold on the face: Coulomb's, where friction is tied to f_z, are the normal
     rows' alone, as Ĥ of seed 000 Eq. 36). Returns the number of columns.
 
@@ -569,7 +569,21 @@ def _in_set(rows, blk, lam, tol) -> bool:
 
 
 @njit(cache=True)
-def _subspace_step(rows, ZT, B, eps, r, lam, w, sw, tol) -> bool:
+def _solve_faces(Q, x, m, symmetric, L, y) -> bool:
+    """Q[:m, :m] μ = x[:m], μ into x[:m]: by Cholesky when ``symmetric`` (Q = Vᵀ (B + ε I) V:
+    half the work of LU) and Q is positive definite to rounding, else by LU (Q overwritten).
+    L (m, m), y (m,): scratch. False when Q is singular."""
+    if symmetric:
+        Qm = Q[:m, :m]
+        if cholesky_into(Qm.T, L[:m, :m]):  # from Q's upper triangle, the one formed first
+            cho_solve_vec(L[:m, :m], x[:m], y[:m])
+            x[:m] = y[:m]
+            return True
+    return lu_solve_into(Q, x, m)[0] != 0.0
+
+
+@njit(cache=True)
+def _subspace_step(rows, B, eps, r, lam, w, sw, tol) -> bool:
     """One subspace solve: the forces λ = V μ on the faces on which the blocks' forces lam lie
     (_face_columns) whose rows' equations hold there, Wᵀ ((B + ε I) V μ - r) = 0, solved
     exactly (B's near-null space included), taken when they lie in the sets (then returns True
@@ -577,58 +591,61 @@ def _subspace_step(rows, ZT, B, eps, r, lam, w, sw, tol) -> bool:
     faces again. With no friction at a bound W = V and this is the least of the objective on
     the faces; with friction tied to f_z (Coulomb's sliding) the normal rows hold and the
     friction rides on f_z, the fixed point the sweeps converge to (the least of the objective
-    would press harder to buy friction). ZT = L^-1 Hᵀ (nv, k) (L: the Cholesky factor of A), so
-    that B = ZTᵀ ZT and Wᵀ B V = (ZT W)ᵀ (ZT V) costs nv m² rather than k² m. sw: SubspaceWork
-    of at least k rows. (Projected Gauss-Seidel alone moves the forces of
-    redundant contacts along B's near-null space at the pace of ε: 200 sweeps left a robot
-    lying on ten contacts with its support 25 % off its weight.)"""
-    V, W, Z, ZW, Q, x, target, lo, hi = sw.V, sw.W, sw.Z, sw.ZW, sw.Q, sw.y, sw.target, sw.lo, sw.hi
+    would press harder to buy friction). A column of V or W has entries in its block's rows
+    only (at most six), so Wᵀ B V costs the product of the columns' row counts per entry,
+    not a pass over B or the dofs. sw: SubspaceWork of at least k rows. (Projected
+    Gauss-Seidel alone moves the forces of redundant contacts along B's near-null space at
+    the pace of ε: 200 sweeps left a robot lying on ten contacts with its support 25 % off
+    its weight.)"""
+    V, W, Q, x, target, lo, hi = sw.V, sw.W, sw.Q, sw.y, sw.target, sw.lo, sw.hi
     k = lam.shape[0]
     nb = rows.block_kind.shape[0]
-    for a in range(k):
-        for c in range(k):
-            V[a, c] = 0.0
-            W[a, c] = 0.0
+    start = rows.block_start
     m = 0
     for blk in range(nb):
-        m += _face_columns(rows, blk, lam, V, W, m, tol)
+        # a block's columns (at most six) have entries in its rows only: only those are cleared and read
+        s0, s1 = start[blk], start[blk + 1]
+        for a in range(s0, s1):
+            for c in range(m, min(m + 6, k)):
+                V[a, c] = 0.0
+                W[a, c] = 0.0
+        n = _face_columns(rows, blk, lam, V, W, m, tol)
+        for c in range(m, m + n):  # each column's rows with an entry
+            lo[c], hi[c] = s1, s0
+            for a in range(s0, s1):
+                if V[a, c] != 0.0 or W[a, c] != 0.0:
+                    lo[c] = min(lo[c], a)
+                    hi[c] = a + 1
+        m += n
     if m == 0:
         return False
-    nv = ZT.shape[0]
-    for c in range(m):  # each column's rows: those of its block
-        lo[c], hi[c] = k, 0
-        for a in range(k):
-            if V[a, c] != 0.0 or W[a, c] != 0.0:
-                lo[c] = min(lo[c], a)
-                hi[c] = a + 1
-    for c in range(m):  # Z[:, c] = L^-1 Hᵀ V[:, c] = ZT V[:, c], ZW[:, c] = ZT W[:, c]
-        for i in range(nv):
-            t = 0.0
-            u = 0.0
-            for a in range(lo[c], hi[c]):
-                t += ZT[i, a] * V[a, c]
-                u += ZT[i, a] * W[a, c]
-            Z[i, c] = t
-            ZW[i, c] = u
+    symmetric = True  # W = V (no friction tied to f_z): Q is symmetric positive definite
     for c in range(m):
         t = 0.0
         for a in range(lo[c], hi[c]):
             t += W[a, c] * r[a]
+            symmetric &= W[a, c] == V[a, c]
         x[c] = t
-        for d in range(m):
+        for d in range(m):  # Q[c, d] = W[:, c]ᵀ (B + ε I) V[:, d] over the two columns' rows
             t = 0.0
-            for i in range(nv):
-                t += ZW[i, c] * Z[i, d]
-            for a in range(max(lo[c], lo[d]), min(hi[c], hi[d])):
-                t += eps * W[a, c] * V[a, d]
+            for a in range(lo[c], hi[c]):
+                wa = W[a, c]
+                if wa == 0.0:
+                    continue
+                u = 0.0
+                for b in range(lo[d], hi[d]):
+                    u += B[a, b] * V[b, d]
+                if lo[d] <= a < hi[d]:
+                    u += eps * V[a, d]
+                t += wa * u
             Q[c, d] = t
-    if lu_solve_into(Q, x, m)[0] == 0.0:
+    if not _solve_faces(Q, x, m, symmetric, W, target):  # W is free once Q is formed
         return False
     for a in range(k):
-        t = 0.0
-        for c in range(m):
-            t += V[a, c] * x[c]
-        target[a] = t
+        target[a] = 0.0
+    for c in range(m):
+        for a in range(lo[c], hi[c]):
+            target[a] += V[a, c] * x[c]
     for blk in range(nb):
         if not _in_set(rows, blk, target, 1e-9):
             return False
@@ -658,10 +675,11 @@ def regularised_product_nb(B, eps, x, r, w, m) -> float:
 
 
 @njit(cache=True)
-def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam, work) -> int:
+def bounded_solve_nb(rows, L, parent, base, reg, max_sweeps, tol, x, lam, work) -> int:
     """Solve the bounded, regularised problem of the module docstring.
 
-    rows: BoundedRows; L: lower Cholesky factor of the joint-space inertia A (nv, nv);
+    rows: BoundedRows; L (nv, nv), parent (nv,): the tree factor A = Lᵀ L of the joint-space
+    inertia and its coordinates' parents (dynamics/mass_factor.py);
     base: the unconstrained solution (nv,) (A^-1 (τ - b), or the pre-impact velocity).
     lam (k,): on entry the first iterate and the centre λ0 of the regularisation (zeros, or
     the previous step's forces of the same rows: a warm start; the problem is strictly convex,
@@ -675,9 +693,9 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam, work) -> int:
         x[i] = base[i]
     if k == 0:
         return 0
-    ZT = work.ZT[: nv * k].reshape((nv, k))  # L^-1 Hᵀ
+    ZT = work.ZT[: nv * k].reshape((nv, k))  # L^-T Hᵀ
     B = work.B[: k * k].reshape((k, k))
-    rows_gram_nb(L, H, ZT, B)
+    rows_gram_nb(L, parent, H, ZT, B)
     r = work.r[:k]
     rhs = rows.rhs
     mean_diag = 0.0
@@ -702,7 +720,7 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam, work) -> int:
     block_start, block_kind, hull_start, hull_xy = rows.block_start, rows.block_kind, rows.hull_start, rows.hull_xy
     mu, arm, bound, slip = rows.mu, rows.arm, rows.bound, rows.slip
     nb = block_kind.shape[0]
-    sw = _subspace_work(0, 0)  # sized at the first subspace solve: a warm-started solve mostly stops before
+    sw = _subspace_work(0)  # sized at the first subspace solve: a warm-started solve mostly stops before
     subspace_at = SUBSPACE_FIRST
     sweeps = 0
     # Under-relaxation: each block's update taken as old + ω (new - old). The friction cone's
@@ -787,8 +805,8 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam, work) -> int:
         if sweeps == subspace_at:  # the faces the sweeps have found, solved exactly; the next
             # sweep checks them (a force that leaves its face moves, and the faces are found again)
             if sw.V.shape[0] < k:
-                sw = _subspace_work(k, nv)
-            _subspace_step(rows, ZT, B, eps, r, lam, w, sw, 1e-9)
+                sw = _subspace_work(k)
+            _subspace_step(rows, B, eps, r, lam, w, sw, 1e-9)
             least_change = np.inf
             subspace_at += 1 if sweeps < SUBSPACE_FIRST + SUBSPACE_EVERY_SWEEP - 1 else subspace_at
     # The best multiple of the final iterate: α λ stays in K for 0 <= α <= 1 (every block is
@@ -807,7 +825,7 @@ def bounded_solve_nb(rows, L, base, reg, max_sweeps, tol, x, lam, work) -> int:
         alpha = max(0.0, lin / quad)
         for a in range(k):
             lam[a] *= alpha
-    back_project_nb(L, ZT, lam, x)
+    back_project_nb(L, parent, ZT, lam, x)
     for i in range(nv):
         x[i] += base[i]
     return sweeps

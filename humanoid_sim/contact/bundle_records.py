@@ -11,16 +11,17 @@ count: handing a record on costs one operation, reading one of its arrays one mo
 ``bundle_record(cls, module)`` makes, for a NamedTuple class of the step's bundles, a StructRef
 type with the same fields, ``<Name>RecordType``, and its Python proxy ``<Name>Record``, which
 the module named binds by these names at its import (numba's cache pickles a record's type by
-module and name). The kernels
-read ``record.field`` exactly as they read ``bundle.field``. The records are built from the
-NamedTuples the Python side keeps, inside one cached compiled call (step_data._make): the
-same arrays, no copy, so the Python side reads what the kernels wrote.
+module and name). The kernels read ``record.field`` exactly as they read ``bundle.field``.
+The records are built from the NamedTuples the Python side keeps, inside one cached compiled
+call (step_data._make): the same arrays, no copy, so the Python side reads what the kernels
+wrote.
 
 A record's arrays are unowned views (``unowned_fields``): numba's views of the same memory
 without a reference count of their own (``numba.carray`` of the array's address), so that
 taking and dropping them costs no atomic operation either (a standing step of the humanoid,
 ~8 µs). Whoever builds the records keeps the NamedTuples, the arrays' owners, alive as long as
-the records: step_data.StepData holds them in its field ``owners``.
+the records: step_data.StepData holds them in its field ``owners``. ``unowned`` makes the same
+view of one array, for the arrays a compiled entry point is handed (the state, the efforts).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from numba.core import cgutils, types
 from numba.experimental import structref
 from numba.extending import intrinsic, overload
 
-__all__ = ["bundle_record", "unowned_fields"]
+__all__ = ["bundle_record", "unowned", "unowned_fields"]
 
 
 def _unliteral_fields(self, fields):
@@ -66,11 +67,13 @@ def _address_as_pointer(typingctx, address):
     return types.voidptr(address), codegen
 
 
-def _unowned(value):
-    """A C-contiguous, writable array as an unowned view of its memory; anything else as it is."""
+def unowned(value):
+    """In compiled code: a C-contiguous, writable array as an unowned view of its memory
+    (module docstring), anything else as it is; the caller keeps the array alive while the
+    view is used."""
 
 
-@overload(_unowned)
+@overload(unowned)
 def _unowned_overload(value):
     if isinstance(value, types.Array) and value.layout == "C" and value.mutable:
 
@@ -89,7 +92,7 @@ def unowned_fields(bundle):
 @overload(unowned_fields)
 def _unowned_fields_overload(bundle):
     n = len(bundle.types)
-    source = "def fields(bundle):\n    return (" + "".join(f"_unowned(bundle[{i}]), " for i in range(n)) + ")\n"
-    namespace = {"_unowned": _unowned}
+    source = "def fields(bundle):\n    return (" + "".join(f"unowned(bundle[{i}]), " for i in range(n)) + ")\n"
+    namespace = {"unowned": unowned}
     exec(source, namespace)  # one tuple of n fields, n known at compile time
     return namespace["fields"]

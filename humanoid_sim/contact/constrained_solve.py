@@ -8,7 +8,8 @@ the modified rows Ĥ_C (Eq. 36; Ĥ_C = H_C when nothing slips),
 is solved through the Schur complement of Eq. 21: with a0 = A^-1 (τ - b),
 Y = A^-1 Ĥ_C^T and B = H_C Y (symmetric positive definite when Ĥ_C = H_C
 has full row rank),  B λ = θ̈_C - Ḣ_C v - H_C a0,  a = a0 + Y λ.
-A^-1 is never formed: A is factored once per step (Cholesky) and only solved.
+A^-1 is never formed: A is factored once per step (A = Lᵀ L, its kinematic tree's
+sparsity kept: dynamics/mass_factor.py) and only solved.
 
 Velocity level (Eq. 18-19): the same system with a0 -> v (the pre-impact
 velocity) and θ̈_C - Ḣ_C v -> the post-impact constrained velocity θ̇_Cnew;
@@ -23,6 +24,7 @@ import numpy as np
 import scipy.linalg
 
 from humanoid_sim.contact import kernels
+from humanoid_sim.dynamics import mass_factor
 
 LU_PIVOT_RATIO = 1e-10  # see step_kernel.LU_PIVOT_RATIO
 
@@ -41,30 +43,45 @@ class ConstrainedSolution(NamedTuple):
     rank_deficient: bool
 
 
-def factor_mass_matrix(M: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """Lower Cholesky factor L (nv, nv) of the joint-space inertia, L L^T = M.
+class MassFactor(NamedTuple):
+    """The joint-space inertia's factor M = Lᵀ L (dynamics/mass_factor.py).
 
+    L: (nv, nv) lower triangular, non-zero only where a coordinate meets its ancestors;
+    parent: (nv,) int64 each coordinate's parent coordinate, -1 at a root."""
+
+    L: np.ndarray
+    parent: np.ndarray
+
+
+def factor_mass_matrix(M: np.ndarray, parent: np.ndarray | None = None, out: np.ndarray | None = None) -> MassFactor:
+    """The factor M = Lᵀ L of the joint-space inertia M (nv, nv).
+
+    parent: (nv,) each velocity coordinate's parent coordinate (KinematicTree.dof_parent),
+    which M's zeros follow; None treats M as dense (a chain). out: (nv, nv) zeros to write L
+    into (entries off the tree's pattern are left as they are).
     Raises SimulationError when M is not symmetric positive definite or not finite.
     """
-    L = np.empty_like(M) if out is None else out
-    if not kernels.cholesky_into(M, L):
+    n = M.shape[0]
+    parent = mass_factor.chain_parents(n) if parent is None else np.ascontiguousarray(parent, dtype=np.int64)
+    L = np.zeros_like(M, dtype=float) if out is None else out
+    if not mass_factor.factor_nb(np.ascontiguousarray(M, dtype=float), parent, L):
         raise SimulationError("mass matrix is not positive definite or not finite (massless subtree?)")
-    return L
+    return MassFactor(L, parent)
 
 
-def mass_solve(L: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """M^-1 rhs for rhs (nv,) or (nv, k), with L = factor_mass_matrix(M)."""
+def mass_solve(factor: MassFactor, rhs: np.ndarray) -> np.ndarray:
+    """M^-1 rhs for rhs (nv,) or (nv, k), with factor = factor_mass_matrix(M)."""
     if rhs.ndim == 1:
         out = np.empty_like(rhs, dtype=float)
-        kernels.cho_solve_vec(L, np.ascontiguousarray(rhs, dtype=float), out)
+        mass_factor.solve_vec_nb(factor.L, factor.parent, np.ascontiguousarray(rhs, dtype=float), out)
         return out
     out = np.array(rhs, dtype=float, order="C")
-    kernels.cho_solve_into(L, out)
+    mass_factor.solve_columns_nb(factor.L, factor.parent, out)
     return out
 
 
 def solve_constrained(
-    M_factor: np.ndarray,
+    M_factor: MassFactor,
     H: np.ndarray,
     H_hat: np.ndarray,
     rhs: np.ndarray,
@@ -72,7 +89,7 @@ def solve_constrained(
 ) -> ConstrainedSolution:
     """Solve A x - Ĥ^T λ = A base, H x = rhs for (x, λ) (see the module docstring).
 
-    M_factor: factor_mass_matrix(A) (its Cholesky factor L).  rhs: (k,).  base: (nv,).
+    M_factor: factor_mass_matrix(A).  rhs: (k,).  base: (nv,).
     H, H_hat: (k, nv); pass the same array object as H_hat when Ĥ = H (then B is
     symmetric positive definite and solved by Cholesky), otherwise B is solved by LU.
     """
@@ -82,7 +99,7 @@ def solve_constrained(
     if H_hat is H:  # the common case, fully compiled
         x = np.empty(H.shape[1])
         lam = np.empty(k)
-        status = kernels.schur_solve_nb(M_factor, H, rhs, base, x, lam)
+        status = kernels.schur_solve_nb(M_factor.L, M_factor.parent, H, rhs, base, x, lam)
         if status == 0:
             return ConstrainedSolution(x, lam, False)
         if status == 2:

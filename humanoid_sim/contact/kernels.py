@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit
 
 from humanoid_sim.dynamics.kernels import point_drift_into, point_jacobian_into
+from humanoid_sim.dynamics.mass_factor import back_project_nb, rows_gram_nb
 
 # ---------------------------------------------------------------- linear algebra
 
@@ -40,23 +41,6 @@ def cholesky_into(A, L) -> bool:
 
 
 @njit(cache=True)
-def cho_solve_into(L, B) -> None:
-    """Solve (L L^T) X = B in place; B shape (n, k)."""
-    n, k = B.shape
-    for c in range(k):
-        for i in range(n):
-            t = B[i, c]
-            for j in range(i):
-                t -= L[i, j] * B[j, c]
-            B[i, c] = t / L[i, i]
-        for i in range(n - 1, -1, -1):
-            t = B[i, c]
-            for j in range(i + 1, n):
-                t -= L[j, i] * B[j, c]
-            B[i, c] = t / L[i, i]
-
-
-@njit(cache=True)
 def cho_solve_vec(L, b, out) -> None:
     """Solve (L L^T) x = b into out; b, out shape (n,)."""
     n = b.shape[0]
@@ -70,63 +54,6 @@ def cho_solve_vec(L, b, out) -> None:
         for j in range(i + 1, n):
             t -= L[j, i] * out[j]
         out[i] = t / L[i, i]
-
-
-@njit(cache=True)
-def forward_rows_nb(L, H, ZT) -> None:
-    """ZT (nv, k) = L^-1 Hᵀ for k rows H (k, nv) and the Cholesky factor L of A (nv, nv)
-    (A = L Lᵀ): forward substitution of all k columns together, the innermost loop over the
-    columns (contiguous, no dependency chain); zeros of L skipped."""
-    k, nv = H.shape
-    for i in range(nv):
-        for c in range(k):
-            ZT[i, c] = H[c, i]
-        for j in range(i):
-            lij = L[i, j]
-            if lij != 0.0:
-                for c in range(k):
-                    ZT[i, c] -= lij * ZT[j, c]
-        inv = 1.0 / L[i, i]
-        for c in range(k):
-            ZT[i, c] *= inv
-
-
-@njit(cache=True)
-def rows_gram_nb(L, H, ZT, B) -> None:
-    """ZT (nv, k) = L^-1 Hᵀ (forward_rows_nb) and B (k, k) = H A^-1 Hᵀ = ZTᵀ ZT, one triangle
-    computed and mirrored: half the work of A^-1 Hᵀ column by column and H times it."""
-    k, nv = H.shape
-    forward_rows_nb(L, H, ZT)
-    for a in range(k):
-        for b in range(a + 1):
-            B[a, b] = 0.0
-    for i in range(nv):
-        for a in range(k):
-            za = ZT[i, a]
-            if za != 0.0:
-                for b in range(a + 1):
-                    B[a, b] += za * ZT[i, b]
-    for a in range(k):
-        for b in range(a):
-            B[b, a] = B[a, b]
-
-
-@njit(cache=True)
-def back_project_nb(L, ZT, lam, y) -> None:
-    """y (nv,) = A^-1 Hᵀ λ = L^-T (ZT λ), with ZT = L^-1 Hᵀ (nv, k) from forward_rows_nb and
-    λ (k,): the velocity or acceleration change the row forces λ make (row-oriented back
-    substitution, in place)."""
-    nv, k = ZT.shape
-    for i in range(nv):
-        t = 0.0
-        for c in range(k):
-            t += ZT[i, c] * lam[c]
-        y[i] = t
-    for i in range(nv - 1, -1, -1):
-        yi = y[i] / L[i, i]
-        y[i] = yi
-        for j in range(i):
-            y[j] -= L[i, j] * yi
 
 
 @njit(cache=True)
@@ -898,23 +825,24 @@ def zmp_nb(forces, origins, moments, points, height):
 
 
 @njit(cache=True)
-def schur_solve_nb(L, H, rhs, base, x_out, lam_out) -> int:
+def schur_solve_nb(L, parent, H, rhs, base, x_out, lam_out) -> int:
     """schur_solve_into with its scratch allocated here (for callers outside the step)."""
     k, nv = H.shape
-    return schur_solve_into(L, H, rhs, base, x_out, lam_out, np.empty((nv, k)), np.empty((k, k)), np.empty((k, k)),
-                            np.empty(k))  # fmt: skip
+    return schur_solve_into(L, parent, H, rhs, base, x_out, lam_out, np.empty((nv, k)), np.empty((k, k)),
+                            np.empty((k, k)), np.empty(k))  # fmt: skip
 
 
 @njit(cache=True)
-def schur_solve_into(L, H, rhs, base, x_out, lam_out, ZT, B, LB, r) -> int:
-    """Eq. 20/21 by the Schur complement for Ĥ = H (symmetric): with A = L Lᵀ and
-    Z = L^-1 Hᵀ, B = H A^-1 Hᵀ = Zᵀ Z, B λ = rhs - H base, x = base + L^-T (Z λ).
-    Only triangular solves (A^-1 is never formed); zeros of L are skipped. H (k, nv); ZT
+def schur_solve_into(L, parent, H, rhs, base, x_out, lam_out, ZT, B, LB, r) -> int:
+    """Eq. 20/21 by the Schur complement for Ĥ = H (symmetric): with A = Lᵀ L the tree
+    factor of A (dynamics/mass_factor.py, parent: its coordinates' parents) and
+    ZT = L^-T Hᵀ, B = H A^-1 Hᵀ = ZTᵀ ZT, B λ = rhs - H base, x = base + L^-1 (ZT λ).
+    Only triangular solves along the tree's paths (A^-1 is never formed). H (k, nv); ZT
     (nv, k), B, LB (k, k), r (k,): scratch.
     Returns 0 on success, 1 when B is (nearly) singular (the caller then falls back to LU /
     least squares), 2 when not finite."""
     k, nv = H.shape
-    rows_gram_nb(L, H, ZT, B)
+    rows_gram_nb(L, parent, H, ZT, B)
     for a in range(k):
         t = rhs[a]
         for i in range(nv):
@@ -931,7 +859,7 @@ def schur_solve_into(L, H, rhs, base, x_out, lam_out, ZT, B, LB, r) -> int:
     if not dmin > 1e-7 * dmax:
         return 1
     cho_solve_vec(LB, r, lam_out)
-    back_project_nb(L, ZT, lam_out, x_out)
+    back_project_nb(L, parent, ZT, lam_out, x_out)
     for i in range(nv):
         x_out[i] += base[i]
     for i in range(nv):

@@ -56,6 +56,7 @@ import numpy as np
 from numba import njit
 
 from humanoid_sim.contact.kernels import cho_solve_vec, cholesky_into
+from humanoid_sim.dynamics.mass_factor import solve_vec_nb
 from humanoid_sim.contact.methods import CAPACITY, OK, SINGULAR
 
 __all__ = [
@@ -657,4 +658,4 @@ def penalty_volume_free_acceleration_nb(d, tau) -> None:
     out.counts[0].rounds = d.penalty.passes[0]
     for i in range(tau.shape[0]):
         out.tau_c[i] = tau[i] - dyn.damping[i] * out.v_plus[i] - dyn.b[i]
-    cho_solve_vec(d.solve.L, out.tau_c, out.a0)
+    solve_vec_nb(d.solve.L, d.tree.dof_parent, out.tau_c, out.a0)

@@ -60,7 +60,7 @@ import numpy as np
 from numba import njit
 
 from humanoid_sim.contact.bounded_solve import regularised_product_nb
-from humanoid_sim.contact.kernels import cho_solve_vec
+from humanoid_sim.dynamics.mass_factor import solve_vec_nb
 from humanoid_sim.contact.methods import CAPACITY, OK
 from humanoid_sim.dynamics.kernels import aba_factor_nb, contact_space_matrix_nb
 from humanoid_sim.errors import InvalidValueError
@@ -497,7 +497,7 @@ def relaxed_qp_nb(d, tab, nc, k, v, tau, n_hard) -> tuple:
     for i in range(nv):
         out.v_plus[i] = v[i]
         out.tau_c[i] = tau[i] - dyn.damping[i] * v[i] - dyn.b[i]
-    cho_solve_vec(d.solve.L, out.tau_c, out.a0)
+    solve_vec_nb(d.solve.L, d.tree.dof_parent, out.tau_c, out.a0)
     counts.impulse = 0
     counts.bounded = 0
     counts.validated = 1
@@ -616,7 +616,7 @@ def relaxed_qp_nb(d, tab, nc, k, v, tau, n_hard) -> tuple:
         if xa != 0.0:
             for col in range(nv):
                 g[col] += rq.J[a, col] * xa
-    cho_solve_vec(d.solve.L, g, rq.h)
+    solve_vec_nb(d.solve.L, d.tree.dof_parent, g, rq.h)
     for i in range(nv):
         out.a[i] = out.a0[i] + rq.h[i]
     for j in range(n_hard):

@@ -61,14 +61,10 @@ from humanoid_sim.contact.bounded_solve import (
 from humanoid_sim.contact.broad_phase import shape_aabbs_nb, sweep_and_prune_nb
 from humanoid_sim.contact.kernels import (
     _TRI_RULE,
-    back_project_nb,
-    cho_solve_vec,
-    cholesky_into,
     classify_nb,
     contact_kinematics_nb,
     desired_acceleration_nb,
     detect_points_nb,
-    forward_rows_nb,
     guard_acceleration_nb,
     guard_target_nb,
     lu_solve_into,
@@ -88,6 +84,7 @@ from humanoid_sim.contact.penalty_volume import penalty_volume_free_acceleration
 from humanoid_sim.contact.relaxed_qp import relaxed_qp_nb
 from humanoid_sim.dynamics.integrator import held_forces_nb, hold_wrench_nb, release_held_wrenches_nb, rk4_step_nb
 from humanoid_sim.dynamics.kernels import point_motion_nb, rnea_nb, update_all_nb, velocities_nb
+from humanoid_sim.dynamics.mass_factor import back_project_nb, factor_nb, rows_nb, solve_vec_nb
 
 __all__ = ["CAPACITY", "NONFINITE", "OK", "SINGULAR", "speculative_band_nb", "step_nb", "update_dynamics_nb"]
 
@@ -729,11 +726,12 @@ def _solve_rows(d, nrow, symmetric, base, x, lam) -> int:
     LB = s.LB[: k * k].reshape((k, k))
     r = s.r[:k]
     if symmetric:
-        return schur_solve_into(s.L, s.H[:k], s.rhs[:k], base, x, lam[:k], ZT, B, LB, r)
-    # Ĥ != H (slipping or spinning): B = H A^-1 Ĥᵀ = (L^-1 Hᵀ)ᵀ (L^-1 Ĥᵀ) is not symmetric
+        return schur_solve_into(s.L, d.tree.dof_parent, s.H[:k], s.rhs[:k], base, x, lam[:k], ZT, B, LB, r)
+    # Ĥ != H (slipping or spinning): B = H A^-1 Ĥᵀ = (L^-T Hᵀ)ᵀ (L^-T Ĥᵀ) is not symmetric
     ZhT = s.ZhT[: nv * k].reshape((nv, k))
-    forward_rows_nb(s.L, s.H[:k], ZT)
-    forward_rows_nb(s.L, s.H_hat[:k], ZhT)
+    parent = d.tree.dof_parent
+    rows_nb(s.L, parent, s.H[:k], ZT)
+    rows_nb(s.L, parent, s.H_hat[:k], ZhT)
     for a in range(k):
         t = s.rhs[a]
         for i in range(nv):
@@ -746,7 +744,7 @@ def _solve_rows(d, nrow, symmetric, base, x, lam) -> int:
             B[a, b] = acc
     if not _lu_solve(B, r, lam[:k], LB):
         return 1
-    back_project_nb(s.L, ZhT, lam[:k], x)
+    back_project_nb(s.L, parent, ZhT, lam[:k], x)
     for i in range(nv):
         x[i] += base[i]
         if not math.isfinite(x[i]):
@@ -1065,7 +1063,7 @@ def _bounded_rows(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
                        s.bound[:nb], s.hull_xy[:nh], s.hull_start[: nb + 1], s.slip[:nb])  # fmt: skip
     _warm_start(d, tab, nc, n_hard, n_fric, phase, ncrow, s.lam)
     par = d.params
-    sweeps = bounded_solve_nb(rows, s.L, base, par.bounded_regularisation, par.bounded_sweeps,
+    sweeps = bounded_solve_nb(rows, s.L, d.tree.dof_parent, base, par.bounded_regularisation, par.bounded_sweeps,
                               par.bounded_tolerance, x, s.lam[:row], s.bounded)  # fmt: skip
     # a contact that comes out released while it goes on approaching has no answer with its
     # friction: held on the ray against its slip (Painlevé: that friction, on a light limb at
@@ -1095,8 +1093,8 @@ def _bounded_rows(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
             b += 1
         if not again:
             break
-        sweeps = max(sweeps, bounded_solve_nb(rows, s.L, base, par.bounded_regularisation, par.bounded_sweeps,
-                                              par.bounded_tolerance, x, s.lam[:row], s.bounded))  # fmt: skip
+        sweeps = max(sweeps, bounded_solve_nb(rows, s.L, d.tree.dof_parent, base, par.bounded_regularisation,
+                                              par.bounded_sweeps, par.bounded_tolerance, x, s.lam[:row], s.bounded))  # fmt: skip
     counts = d.out.counts[0]
     counts.sweeps = max(counts.sweeps, sweeps)
     b = -1
@@ -1192,7 +1190,7 @@ def _friction_base(d, n_fric, base):
     for j in range(n_fric):
         if not fr.stick[j]:
             e[fr.index[j]] = fr.bound[j] * fr.sign[j]
-    cho_solve_vec(d.solve.L, e.copy(), e)
+    solve_vec_nb(d.solve.L, d.tree.dof_parent, e, e)
     for i in range(nv):
         e[i] += base[i]
     return e
@@ -1443,21 +1441,21 @@ def _copy_contact(src, i, dst, j, point_start) -> int:
 def update_dynamics_nb(d, q, v) -> bool:
     """Step 1 of Simulator.step: the dynamics workspace d.dyn at (q (nq,), v (nv,)) --
     kinematics, M with the armature and implicit damping on its diagonal, b -- and M's
-    Cholesky factor into d.solve.L. False when M is not positive definite."""
+    tree factor M = Lᵀ L into d.solve.L (dynamics/mass_factor.py). False when M is not positive definite."""
     t, dyn = d.tree, d.dyn
     update_all_nb(t.parent, t.joint_type, t.joint_axis, t.R_parent_joint, t.p_parent_joint, t.mass, t.com,
                   t.inertia_com, t.q_index, t.v_index, t.ndof, dyn.a_gravity, q, v, dyn.R, dyn.p, dyn.S, dyn.V,
                   dyn.A, dyn.Iw, dyn.Ic, dyn.M, dyn.b, dyn.acc, dyn.f, dyn.zero_nv)  # fmt: skip
     for i in range(dyn.diagonal.shape[0]):
         dyn.M[i, i] += dyn.diagonal[i]
-    return cholesky_into(dyn.M, d.solve.L)
+    return factor_nb(dyn.M, t.dof_parent, d.solve.L)
 
 
 @njit(cache=True)
 def step_nb(d, q, v, tau, n_hard, factored) -> int:
     """One step from (q, v) with the generalized forces tau (nv,) (joint torques, pushes,
     soft rows) [N, N m] and the first n_hard rows of d.hard; factored: d.solve.L already
-    holds the Cholesky factor of d.dyn.M (else the step factors it); see the module docstring.
+    holds the tree factor of d.dyn.M (else the step factors it); see the module docstring.
     On OK: d.out holds the new state, the acceleration, the counts and the ZMP;
     d.tables[counts.table] the reported contacts; d.memory the new memory."""
     par = d.params
@@ -1474,7 +1472,7 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
     counts.bounded = 0
     counts.sweeps = 0
     counts.validated = 1
-    if not factored and not cholesky_into(dyn.M, d.solve.L):
+    if not factored and not factor_nb(dyn.M, d.tree.dof_parent, d.solve.L):
         return SINGULAR
     # 2. detection (seed 000 4.9 (1)) in a band that grows with the bodies' speeds
     band = max(par.band, speculative_band_nb(dyn.V, dyn.p, st_.reach, dt))
@@ -1766,7 +1764,7 @@ def _virtual_link_acceleration(d, tab, nc, v_plus, tau, n_hard, t_index) -> tupl
     rhs = out.tau_c
     for i in range(nv):
         rhs[i] = tau[i] - dyn.damping[i] * v_plus[i] - dyn.b[i]
-    cho_solve_vec(s.L, rhs, a0)
+    solve_vec_nb(s.L, d.tree.dof_parent, rhs, a0)
     for i in range(nc):
         if not tab.bounced[i]:
             _set_target(d, tab, i, ACCELERATION_PHASE)

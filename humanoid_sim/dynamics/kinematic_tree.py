@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from humanoid_sim.dynamics.mass_factor import dof_parents
 from humanoid_sim.dynamics.per_model_cache import PerModelCache
 from humanoid_sim.model.robot_model import JointType, RobotModel
 
@@ -36,6 +37,8 @@ class KinematicTree(NamedTuple):
     q_index, v_index: (nb,) first coordinate of each joint in q and v.
     ndof: (nb,) velocity DOF of each joint (6, 1 or 0).
     dof_body: (nv,) the body moved by each velocity coordinate.
+    dof_parent: (nv,) each velocity coordinate's parent coordinate, -1 at a root
+        (dynamics/mass_factor.py: the pattern of M and of its factor).
     gravity: (3,) gravity acceleration in the world frame [m/s^2].
     nb, nq, nv: sizes.
     The arrays are private copies of the model's; treat them as read-only.
@@ -53,6 +56,7 @@ class KinematicTree(NamedTuple):
     v_index: np.ndarray
     ndof: np.ndarray
     dof_body: np.ndarray
+    dof_parent: np.ndarray
     gravity: np.ndarray
     nb: int
     nq: int
@@ -102,6 +106,7 @@ def _build(model: RobotModel) -> KinematicTree:
         v_index=v_index,
         ndof=np.array(ndof, dtype=np.int64),
         dof_body=dof_body,
+        dof_parent=dof_parents(parent, v_index, ndof),
         gravity=np.array(model.gravity, dtype=float),
         nb=int(nb),
         nq=int(model.nq),

@@ -49,7 +49,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from humanoid_sim.contact.kernels import cho_solve_vec
+from humanoid_sim.dynamics.mass_factor import solve_vec_nb
 from humanoid_sim.model.robot_model import JointLimits, RobotModel
 
 __all__ = [
@@ -367,18 +367,19 @@ def coupled_effort_limits_into(
 
 
 @njit(cache=True)
-def free_joint_velocities_nb(L, force, v, damping, joints, tau_j, dt, rhs, acc, qdot_end, ramp) -> bool:
+def free_joint_velocities_nb(L, parent, force, v, damping, joints, tau_j, dt, rhs, acc, qdot_end, ramp) -> bool:
     """The joint velocities qdot_end (nj,) at the end of a step dt from velocities v (nv,)
     with joint efforts tau_j (nj,) at the velocity coordinates ``joints`` and the
     generalized force ``force`` (nv,) (external forces less the bias b) [N, N m], no
-    contacts: v + dt A^-1 (force - damping v + tau), A = L Lᵀ the step's inertia.
+    contacts: v + dt A^-1 (force - damping v + tau), A = Lᵀ L the step's inertia (its tree
+    factor, dynamics/mass_factor.py; parent (nv,): its coordinates' parents).
     rhs, acc (nv,): scratch. Returns whether every |qdot_end[j]| <= ramp[j] (nj,)."""
     nv = v.shape[0]
     for i in range(nv):
         rhs[i] = force[i] - damping[i] * v[i]
     for j in range(joints.shape[0]):
         rhs[joints[j]] += tau_j[j]
-    cho_solve_vec(L, rhs, acc)
+    solve_vec_nb(L, parent, rhs, acc)
     within = True
     for j in range(joints.shape[0]):
         k = joints[j]

@@ -19,8 +19,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from humanoid_sim.contact.kernels import cho_solve_into
+from humanoid_sim.contact.bundle_records import unowned
 from humanoid_sim.contact.step_kernel import step_nb, update_dynamics_nb
+from humanoid_sim.dynamics.mass_factor import solve_columns_nb
 from humanoid_sim.limits.velocity_limits import (
     CoupledWork,
     VelocityRule,
@@ -86,9 +87,10 @@ def actuation(effort: np.ndarray, joints: np.ndarray, rule: VelocityRule, nv: in
 
 
 @njit(cache=True)
-def limit_velocity_nb(act, L, b, v, damping, external, dt) -> None:
+def limit_velocity_nb(act, L, parent, b, v, damping, external, dt) -> None:
     """act.applied limited by the velocity-limit rule at the end of the step, all joints at once
-    (limits/velocity_limits.py), with the joint block of M^-1 (L: M's Cholesky factor (nv, nv))
+    (limits/velocity_limits.py), with the joint block of M^-1 (L (nv, nv), parent (nv,): M's
+    tree factor M = Lᵀ L and its coordinates' parents, dynamics/mass_factor.py)
     and the joint velocities the step would reach without actuator effort (contacts not
     counted): v (nv,), b (nv,) the bias forces, damping (nv,) [N m s/rad or N s/m], external
     (nv,) the other generalized forces [N, N m], dt [s]. The rule's solution is unique: when the
@@ -98,16 +100,17 @@ def limit_velocity_nb(act, L, b, v, damping, external, dt) -> None:
     force = act.force
     for i in range(nv):
         force[i] = external[i] - b[i]
-    if free_joint_velocities_nb(L, force, v, damping, act.joints, act.applied, dt, act.rhs, act.acc, act.qdot_end,
-                                act.ramp):  # fmt: skip
+    if free_joint_velocities_nb(L, parent, force, v, damping, act.joints, act.applied, dt, act.rhs, act.acc,
+                                act.qdot_end, act.ramp):  # fmt: skip
         return
-    free_joint_velocities_nb(L, force, v, damping, act.joints, act.zero, dt, act.rhs, act.acc, act.qdot_free, act.ramp)
+    free_joint_velocities_nb(L, parent, force, v, damping, act.joints, act.zero, dt, act.rhs, act.acc, act.qdot_free,
+                             act.ramp)  # fmt: skip
     inverse = act.inverse
     nj = act.joints.shape[0]
     inverse[:, :] = 0.0
     for j in range(nj):
         inverse[act.joints[j], j] = 1.0
-    cho_solve_into(L, inverse)
+    solve_columns_nb(L, parent, inverse)
     for a in range(nj):
         for j in range(nj):
             act.inverse_joints[a, j] = inverse[act.joints[a], j]
@@ -123,6 +126,9 @@ def advance_nb(d, q, v, tau_cmd, external, soft, n_hard) -> int:
     providers' soft-row forces ``soft`` (nv,), and the first n_hard rows of d.hard (module
     docstring). Returns NONFINITE_EFFORT or SINGULAR_MASS (nothing done), else step_nb's status;
     d.actuation.applied then holds the applied efforts, d.out the new state and the reports."""
+    # the caller's arrays as unowned views (contact/bundle_records.py): handed on from helper to
+    # helper without an atomic reference count each time; the caller keeps them alive
+    q, v, tau_cmd, external, soft = unowned(q), unowned(v), unowned(tau_cmd), unowned(external), unowned(soft)
     act = d.actuation
     applied, lower, upper, joints = act.applied, act.lower, act.upper, act.joints
     nj = tau_cmd.shape[0]
@@ -135,7 +141,7 @@ def advance_nb(d, q, v, tau_cmd, external, soft, n_hard) -> int:
         return SINGULAR_MASS
     dyn = d.dyn
     if act.ruled[0]:
-        limit_velocity_nb(act, d.solve.L, dyn.b, v, dyn.damping, external, d.params.dt)
+        limit_velocity_nb(act, d.solve.L, d.tree.dof_parent, dyn.b, v, dyn.damping, external, d.params.dt)
     tau = act.tau
     tau[:] = 0.0
     for j in range(nj):

@@ -42,7 +42,6 @@ from humanoid_sim.contact.gains import Gains, Thresholds
 from humanoid_sim.contact.step_data import (
     REPORT_DTYPE,
     Dynamics,
-    StepCounts,
     StepParams,
     StepStatics,
     allocate_contact_table,
@@ -54,6 +53,7 @@ from humanoid_sim.contact.step_data import (
     body_pairs,
     joint_friction,
     make_step_data,
+    read_counts,
 )
 from humanoid_sim.contact.methods import (
     CAPACITY,
@@ -581,7 +581,7 @@ class Simulator:
 
     def _update_dynamics(self, q: np.ndarray, v: np.ndarray) -> bool:
         """The workspace at (q, v), with the armature and the implicit damping dt D on the
-        diagonal of M, and M's Cholesky factor (the step's bundles; one compiled call).
+        diagonal of M, and M's tree factor (the step's bundles; one compiled call).
         False when M is not positive definite."""
         self.ws.buffers_changed()
         return update_dynamics_nb(self._data, q, v)
@@ -592,8 +592,9 @@ class Simulator:
         M's factor at the current state (_update_dynamics)."""
         act = self._actuation
         act.applied[:] = tau_j
-        limit_velocity_nb(act, self._solve_scratch.L, self.ws.b, self._v, self._damping,
-                          self._zero_nv if ext is None else np.ascontiguousarray(ext, dtype=float), self.config.dt)  # fmt: skip
+        external = self._zero_nv if ext is None else np.ascontiguousarray(ext, dtype=float)
+        limit_velocity_nb(act, self._solve_scratch.L, self._tree.dof_parent, self.ws.b, self._v, self._damping, external,
+                          self.config.dt)  # fmt: skip
         return act.applied.copy()
 
     def _allocate_step(self, contacts: int, hard_rows: int) -> None:
@@ -639,6 +640,7 @@ class Simulator:
         self._hard = allocate_hard_rows(K, nv)
         self._out = allocate_output(nq, nv, P, C)
         self._report_bytes = self._out.reports.view(np.uint8)
+        self._counts_bytes = self._out.counts.view(np.uint8)
         friction = model.joint_dynamics.friction
         joints = np.flatnonzero(friction > 0.0)
         self._friction = joint_friction(model.joint_v_index[joints], friction[joints], nv)
@@ -660,7 +662,7 @@ class Simulator:
     def _result(self, rows: list[OneSidedRows], hard_map) -> StepResult:
         """The StepResult of the step the kernel just made; commits the new state."""
         out = self._out
-        counts = StepCounts(*out.counts[0].item())
+        counts = read_counts(self._counts_bytes)
         nc = counts.contacts
         # reports: copies of the step's report records and points, made into ContactReports when first read (a
         # StepResult stays valid after later steps)

@@ -20,10 +20,11 @@ from humanoid_sim.contact.bounded_solve import (
     BLOCK_SURFACE,
     BOUNDED_SWEEPS,
     BoundedRows,
+    _solve_faces,
     bounded_solve_nb,
     bounded_work,
 )
-from humanoid_sim.contact.kernels import cholesky_into
+from humanoid_sim.contact.constrained_solve import factor_mass_matrix
 from humanoid_sim.contact.virtual_link import ContactKind
 from humanoid_sim.dynamics.rigid_body_dynamics import mass_matrix
 from humanoid_sim.limits.range_config import RangeOfMotionConfig, parse_range_of_motion
@@ -48,11 +49,10 @@ def _rows(H, rhs, kinds, sizes, mu=0.5, arm=0.0, hulls=None):
 
 
 def _solve(rows, M, base):
-    L = np.zeros_like(M)
-    assert cholesky_into(M, L)
+    factor = factor_mass_matrix(M)
     x = np.empty(len(base))
     lam = np.zeros(len(rows.rhs))
-    sweeps = bounded_solve_nb(rows, L, base, 1e-9, 500, 1e-13, x, lam,
+    sweeps = bounded_solve_nb(rows, *factor, base, 1e-9, 500, 1e-13, x, lam,
                               bounded_work(len(rows.rhs), len(x), len(rows.hull_xy)))
     return x, lam, sweeps
 
@@ -171,11 +171,10 @@ def test_a_light_body_on_a_far_contact_gets_coulombs_answer_in_a_few_sweeps(push
     subspace solve on the faces the sweeps found gets it in a few."""
     rows, M, H = _lever_rows(mu)
     base = np.array([push, 0.0, -G, 0.0, 0.0, 0.0])
-    L = np.zeros_like(M)
-    assert cholesky_into(M, L)
+    factor = factor_mass_matrix(M)
     x = np.empty(6)
     lam = np.zeros(3)
-    sweeps = bounded_solve_nb(rows, L, base, 1e-6, BOUNDED_SWEEPS, 1e-8, x, lam,
+    sweeps = bounded_solve_nb(rows, *factor, base, 1e-6, BOUNDED_SWEEPS, 1e-8, x, lam,
                               bounded_work(len(rows.rhs), len(x), len(rows.hull_xy)))
     assert sweeps <= 10
     fz, ft = lam[0], lam[1:3]
@@ -196,7 +195,8 @@ def _spinning_line_rows(seed):
     """An impulse problem like a shin landing on a 2.4 cm line contact while it turns about the
     line's normal axis: a line block (f_z, n_y, f_x, f_y, n_z; μ 0.8) and two one-sided rows,
     random rows H over 8 dofs (the moment rows' levers short), a random A = L Lᵀ and a random
-    velocity before the impulse; every row's target velocity 0."""
+    velocity before the impulse; every row's target velocity 0. Returns the rows, A's factor
+    (factor_mass_matrix) and the velocity."""
     rng = np.random.default_rng(seed)
     half = 0.012
     H = rng.normal(size=(7, 8))
@@ -206,7 +206,7 @@ def _spinning_line_rows(seed):
     rows = BoundedRows(H, np.zeros(7), np.array([0, 5, 6, 7]), np.array([BLOCK_LINE, BLOCK_ONE_SIDED, BLOCK_ONE_SIDED]),
                        np.array([0.8, 0.0, 0.0]), np.array([0.3 * half, 0.0, 0.0]), np.zeros(3),
                        np.array([[-half, 0.0], [half, 0.0]]), np.array([0, 2, 2, 2]), np.zeros((3, 2)))  # fmt: skip
-    return rows, L, rng.normal(size=8)
+    return rows, factor_mass_matrix(L @ L.T), rng.normal(size=8)
 
 
 @pytest.mark.parametrize("seed", [3195, 5401, 5612])
@@ -217,10 +217,10 @@ def test_sweeps_that_cycle_are_damped_until_they_converge(seed):
     the line approaching the ground at 0.23, 0.26 and 0.04 m/s (seed 3195: no impulse at all).
     An icub shin landing so went 1.08 mm into the ground. Damped once they turn back on
     themselves, the sweeps converge, and no row goes on approaching."""
-    rows, L, base = _spinning_line_rows(seed)
+    rows, factor, base = _spinning_line_rows(seed)
     x = np.empty(8)
     lam = np.zeros(7)
-    sweeps = bounded_solve_nb(rows, L, base, 1e-6, BOUNDED_SWEEPS, 1e-8, x, lam, bounded_work(7, 8, 2))
+    sweeps = bounded_solve_nb(rows, *factor, base, 1e-6, BOUNDED_SWEEPS, 1e-8, x, lam, bounded_work(7, 8, 2))
     assert sweeps < BOUNDED_SWEEPS
     before, after = rows.H @ base, rows.H @ x
     assert before[0] < -0.2  # the line approaches the ground
@@ -354,3 +354,17 @@ def test_a_flailing_foot_never_ends_a_step_more_than_a_millimetre_deep(seed, ste
         assert r.validated or r.solver == "bounded"
         deepest = max(deepest, r.max_penetration)
     assert deepest <= 1e-3, deepest
+
+
+@pytest.mark.parametrize("definite", [True, False], ids=["positive_definite", "indefinite"])
+def test_the_face_system_is_solved_by_cholesky_or_else_lu(definite, rng):
+    """The subspace step's Q μ = x: a symmetric Q by its Cholesky factor, and one that is not
+    positive definite (rounding, on a nearly dependent face) by LU from the same Q."""
+    m = 6
+    A = rng.normal(size=(m, m))
+    Q = A @ A.T + np.eye(m) if definite else A + A.T
+    x = rng.normal(size=m)
+    Q_big, x_big = np.zeros((m + 2, m + 2)), np.zeros(m + 2)
+    Q_big[:m, :m], x_big[:m] = Q, x
+    assert _solve_faces(Q_big, x_big, m, True, np.zeros((m + 2, m + 2)), np.zeros(m + 2))
+    np.testing.assert_allclose(Q @ x_big[:m], x, rtol=0, atol=1e-10 * np.abs(x).max() * np.linalg.cond(Q))

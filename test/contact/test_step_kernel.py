@@ -62,7 +62,7 @@ def reference_conditioning(monkeypatch) -> list:
 
     def recording(M_factor, H, H_hat, rhs, base):
         if H.shape[0]:
-            Y = np.linalg.solve(M_factor @ M_factor.T, H_hat.T)
+            Y = np.linalg.solve(M_factor.L.T @ M_factor.L, H_hat.T)
             seen[0] = max(seen[0], float(np.linalg.cond(H @ Y)))
         return solve(M_factor, H, H_hat, rhs, base)
 

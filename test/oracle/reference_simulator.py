@@ -60,7 +60,7 @@ class ReferenceSimulator(Simulator):
             pushed = generalized_force(model, self._q, link_wrenches)
             ext = pushed if ext is None else ext + pushed
         self._update_dynamics(self._q, self._v)
-        factor_mass_matrix(self.ws.M, self._solve_scratch.L)  # the velocity-limit rule's factor
+        factor_mass_matrix(self.ws.M, self._tree.dof_parent, self._solve_scratch.L)  # the velocity-limit rule's factor
         if self._actuation.ruled[0]:
             tau_j = self._limit_velocity(tau_j, ext)
         rows = [p.rows(self._q, self._v) for p in self.providers]
@@ -73,7 +73,7 @@ class ReferenceSimulator(Simulator):
         dt, thr, tol = cfg.dt, cfg.thresholds, cfg.contact_tolerance
         q, v = self._q, self._v
         nj = model.nj
-        M_factor = factor_mass_matrix(ws.M, np.empty_like(ws.M))
+        M_factor = factor_mass_matrix(ws.M, self._tree.dof_parent)
         band = max(cfg.speculative_distance, speculative_band_nb(ws.V, ws.p, self._reach, dt))
         self.detector.tolerance = cfg.contact_tolerance + band
         patches = self.detector.detect(ws.R, ws.p)
