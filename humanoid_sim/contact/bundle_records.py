@@ -69,8 +69,9 @@ def _address_as_pointer(typingctx, address):
 
 def unowned(value):
     """In compiled code: a C-contiguous, writable array as an unowned view of its memory
-    (module docstring), anything else as it is; the caller keeps the array alive while the
-    view is used."""
+    (module docstring), a NamedTuple as the same NamedTuple of such views (a bundle inside a
+    bundle: a contact solve's scratch, the actuation's rule), anything else as it is; the
+    caller keeps the arrays alive while the views are used."""
 
 
 @overload(unowned)
@@ -81,12 +82,19 @@ def _unowned_overload(value):
             return carray(_address_as_pointer(value.ctypes.data), value.shape, value.dtype)
 
         return view
+    if isinstance(value, types.NamedUniTuple | types.NamedTuple):  # a bundle inside a bundle: the same, within
+        n = len(value.types)
+        source = "def bundle(value):\n    return cls(" + "".join(f"unowned(value[{i}]), " for i in range(n)) + ")\n"
+        namespace = {"unowned": unowned, "cls": value.instance_class}
+        exec(source, namespace)  # the NamedTuple's class over its n fields, n known at compile time
+        return namespace["bundle"]
     return lambda value: value
 
 
 def unowned_fields(bundle):
-    """In compiled code: the fields of a NamedTuple as a tuple, its C-contiguous writable arrays
-    as unowned views of their memory (module docstring); the caller keeps ``bundle`` alive."""
+    """In compiled code: the fields of a NamedTuple as a tuple, each as ``unowned`` makes it
+    (its C-contiguous writable arrays, also those of the NamedTuples among its fields, as
+    unowned views of their memory); the caller keeps ``bundle`` alive."""
 
 
 @overload(unowned_fields)

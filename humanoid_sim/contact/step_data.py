@@ -25,7 +25,7 @@ from numba import njit, types
 from numba.experimental import structref
 
 from humanoid_sim.contact.bounded_solve import BoundedWork, bounded_work
-from humanoid_sim.contact.bundle_records import bundle_record, unowned_fields
+from humanoid_sim.contact.bundle_records import bundle_record, unowned, unowned_fields
 from humanoid_sim.contact.convex_shapes import ShapeSet
 from humanoid_sim.contact.narrow_phase import Manifold, NarrowScratch, manifold_buffers, narrow_scratch
 from humanoid_sim.contact.pair_contacts import PairContacts, pair_contacts_buffers
@@ -511,16 +511,17 @@ def joint_friction(index: np.ndarray, bound: np.ndarray, nv: int) -> JointFricti
 def _make(tree, stage, dyn, statics, params, detection, tables, memory, hard, friction, out, solve, pairs, relaxed,
           penalty, actuation):
     """The StepData of the bundles, each as its record (bundle_records.py) of unowned views of
-    the same arrays, the bundles themselves kept in ``owners``."""
+    the same arrays (the actuation as the same NamedTuple of such views), the bundles
+    themselves kept in ``owners``."""
     u = unowned_fields
     return StepData(KinematicTreeRecord(*u(tree)), StageWorkRecord(*u(stage)), DynamicsRecord(*u(dyn)),
                     StepStaticsRecord(*u(statics)), params, DetectionRecord(*u(detection)),
                     (ContactTableRecord(*u(tables[0])), ContactTableRecord(*u(tables[1]))), MemoryTableRecord(*u(memory)),
                     HardRowTableRecord(*u(hard)), JointFrictionRecord(*u(friction)), StepOutputRecord(*u(out)),
                     SolveScratchRecord(*u(solve)), BodyPairsRecord(*u(pairs)), RelaxedQpDataRecord(*u(relaxed)),
-                    PenaltyVolumeDataRecord(*u(penalty)), actuation,
+                    PenaltyVolumeDataRecord(*u(penalty)), unowned(actuation),
                     (tree, stage, dyn, statics, detection, tables, memory, hard, friction, out, solve, pairs, relaxed,
-                     penalty))  # fmt: skip
+                     penalty, actuation))  # fmt: skip
 
 
 def make_step_data(

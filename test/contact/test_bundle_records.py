@@ -3,12 +3,13 @@ or unowned views of them), and a type numba's cache can store; a simulator's ste
 the arrays its views point into."""
 
 import pickle
+from typing import NamedTuple
 
 import numpy as np
 import pytest
 from numba import njit, typeof
 
-from humanoid_sim.contact.bundle_records import unowned_fields
+from humanoid_sim.contact.bundle_records import unowned, unowned_fields
 from humanoid_sim.contact.step_data import ContactTableRecord, ContactTableRecordType, allocate_contact_table
 
 
@@ -43,6 +44,35 @@ def test_a_record_reads_and_writes_the_bundles_arrays(make):
     assert np.count_nonzero(tab.min_gap) == 1 and np.count_nonzero(tab.G) == 1
 
 
+class _Inner(NamedTuple):
+    a: np.ndarray
+    n: int
+
+
+class _Outer(NamedTuple):
+    x: np.ndarray
+    inner: _Inner
+    frozen: np.ndarray
+
+
+@njit
+def _write_unowned(outer):
+    u = unowned(outer)
+    u.x[0] = 1.5
+    u.inner.a[1, 1] = 2.5
+    return u
+
+
+def test_a_bundle_inside_a_bundle_is_viewed_unowned_as_well():
+    frozen = np.zeros(2)
+    frozen.flags.writeable = False
+    outer = _Outer(np.zeros(3), _Inner(np.zeros((2, 2)), 7), frozen)
+    u = _write_unowned(outer)
+    assert outer.x[0] == 1.5 and outer.inner.a[1, 1] == 2.5  # the same memory, nested too
+    assert type(u) is _Outer and type(u.inner) is _Inner and u.inner.n == 7
+    assert typeof(u) == typeof(outer)  # the same numba type: a record's field takes either
+
+
 def test_a_records_type_survives_pickling_as_numbas_cache_stores_it():
     rec = _record(allocate_contact_table(2, 4, 3))
     typ = typeof(rec)
@@ -66,7 +96,7 @@ def test_the_step_record_keeps_the_bundles_its_views_point_into():
     gc.collect()
     owners = _owners(sim._data)
     detections = [b for b in owners if isinstance(b, Detection)]
-    assert len(detections) == 1 and len(owners) == 14
+    assert len(detections) == 1 and len(owners) == 15  # the actuation among them
     for _ in range(50):
         r = sim.step(None)
     assert r.contacts and np.all(np.isfinite(r.q))
