@@ -117,19 +117,33 @@ def solve_vec_nb(L, parent, b, out) -> None:
 
 
 @njit(cache=True)
-def solve_columns_nb(L, parent, B) -> None:
-    """B (n, m) = M⁻¹ B in place, all m columns together."""
-    n, m = B.shape
+def _solve_lt_columns_nb(L, parent, Z) -> None:
+    """Z (n, m) = L⁻ᵀ Z in place, all m columns together (from the leaves to the root), the
+    innermost loop over the columns (contiguous); a coordinate whose entries are all zero
+    (off every column's paths) passes nothing to its ancestors and is skipped."""
+    n, m = Z.shape
     for k in range(n - 1, -1, -1):
         inv = 1.0 / L[k, k]
+        nonzero = False
         for c in range(m):
-            B[k, c] *= inv
+            z = Z[k, c] * inv
+            Z[k, c] = z
+            nonzero |= z != 0.0
+        if not nonzero:
+            continue
         i = parent[k]
         while i >= 0:
             lki = L[k, i]
             for c in range(m):
-                B[i, c] -= lki * B[k, c]
+                Z[i, c] -= lki * Z[k, c]
             i = parent[i]
+
+
+@njit(cache=True)
+def solve_columns_nb(L, parent, B) -> None:
+    """B (n, m) = M⁻¹ B in place, all m columns together."""
+    n, m = B.shape
+    _solve_lt_columns_nb(L, parent, B)
     for k in range(n):
         i = parent[k]
         while i >= 0:
@@ -144,28 +158,12 @@ def solve_columns_nb(L, parent, B) -> None:
 
 @njit(cache=True)
 def rows_nb(L, parent, H, ZT) -> None:
-    """ZT (n, k) = L⁻ᵀ Hᵀ for k rows H (k, n): all k columns together, the innermost loop
-    over the columns (contiguous); a coordinate whose entries are all zero (off every row's
-    paths) is skipped."""
+    """ZT (n, k) = L⁻ᵀ Hᵀ for k rows H (k, n), all k columns together (_solve_lt_columns_nb)."""
     k, n = H.shape
     for i in range(n):
         for c in range(k):
             ZT[i, c] = H[c, i]
-    for m in range(n - 1, -1, -1):
-        inv = 1.0 / L[m, m]
-        nonzero = False
-        for c in range(k):
-            z = ZT[m, c] * inv
-            ZT[m, c] = z
-            nonzero |= z != 0.0
-        if not nonzero:
-            continue
-        i = parent[m]
-        while i >= 0:
-            lmi = L[m, i]
-            for c in range(k):
-                ZT[i, c] -= lmi * ZT[m, c]
-            i = parent[i]
+    _solve_lt_columns_nb(L, parent, ZT)
 
 
 @njit(cache=True)

@@ -122,3 +122,30 @@ def test_a_joint_moving_out_of_its_stop_ends_the_step_no_deeper_and_gains_no_ene
         deepest = max(deepest, r.q[0])
     assert deepest <= q0[0] + 1e-6
     assert abs(r.v[0]) < 1e-3 and provider.report().joint_torque[0] < 0.0
+
+
+@pytest.mark.parametrize(("gap", "speed", "drive"), [(2e-3, 1.0, 900.0), (3.5e-3, 3.0, 600.0), (1e-3, 0.5, 900.0)])
+def test_a_joint_short_of_its_stop_is_not_carried_past_it_within_the_step(make_pendulum_urdf, gap, speed, drive):
+    # short of its upper stop, moving towards it, driven hard: at its velocity alone it would
+    # end the step short (no impulse), but the drive's ½ a dt² carries it past (a = 3 drive
+    # rad/s^2: 1.35 mrad at 900 N m). Without a row the stop was passed by that much, and the
+    # next step's correction pushed the joint back out, doing work (0.16 J in a g1's flailing).
+    upper = 0.8
+    model = load_urdf(make_pendulum_urdf(-0.5, upper))
+    cfg = load_range_of_motion("joint_stops: {enabled: true, limit: {type: hard}}\n")
+    provider = RangeOfMotionProvider(model, cfg, lookahead=2e-3)
+    sim = Simulator(model, SimulatorConfig(dt=DT, environment=Environment(ground=None)), providers=[provider])
+    q0, v0 = np.array([upper - gap]), np.array([speed])
+    assert gap > speed * DT  # not arriving at its velocity alone
+    assert gap < speed * DT + 0.5 * 3.0 * drive * DT**2 * 0.8  # the drive would carry it past
+    sim.set_state(q0, v0)
+    before = _energy(sim.model, q0, v0)
+    r = sim.step(np.array([drive]))
+    assert r.q[0] <= upper + 1e-9  # at the stop at the end of the step, not past it
+    assert provider.report().joint_torque[0] < 0.0  # the stop held it back
+    assert _energy(sim.model, r.q, r.v) - before - drive * (r.q[0] - q0[0]) <= 1e-9  # the stop did no positive work
+    deepest = r.q[0]
+    for _ in range(300):
+        r = sim.step(np.array([drive]))
+        deepest = max(deepest, r.q[0])
+    assert deepest <= upper + 1e-6 and abs(r.v[0]) < 1e-3

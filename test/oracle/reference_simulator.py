@@ -172,6 +172,10 @@ class ReferenceSimulator(Simulator):
         # the bounded solve corrects the violations beyond the contact band only (step_kernel._bounded)
         shrunk = np.sign(hard.violation) * np.maximum(np.abs(hard.violation) - tol, 0.0) if len(hv) else hv
         bounded_hard_rhs = hard_targets(shrunk) if len(hv) else hv
+        # a row short of its limit: the acceleration that ends the step at it (step_kernel._watch_hard)
+        ahead = hard.violation < -tol
+        hard_guard = hard.desired_acceleration - 2.0 * (np.maximum(-hard.violation, 0.0) + hv * dt) / dt**2 - hard.drift
+        bounded_hard_rhs = np.where(ahead, np.maximum(bounded_hard_rhs, hard_guard), bounded_hard_rhs)
 
         def rhs_accel(c, comps):
             if c is None:
@@ -197,7 +201,11 @@ class ReferenceSimulator(Simulator):
         watched = 0
         for _ in range(WATCH_PASSES):
             driven = [g for g in self._watch if self._driven_in(g, a)]
-            if not driven:
+            # and the rows short of their limit that a would carry past it (step_kernel._watch_hard)
+            carried = ~active & (hard.jacobian @ a < hard_guard - RELEASE_MARGIN) if len(hv) else active
+            active = active | carried
+            hard_rhs[carried] = hard_guard[carried]
+            if not driven and not carried.any():
                 break
             watched += len(driven)
             self._watch = [g for g in self._watch if not any(g is h for h in driven)]
