@@ -492,7 +492,8 @@ def _bounded(contacts: list[ActiveContact], hard: HardRows, M_factor, base: np.n
         lam[nrow_contacts:] = hard_warm
     base = np.ascontiguousarray(base, dtype=float)
     work = bounded_work(len(rows.rhs), nv, len(rows.hull_xy))
-    bounded_solve_nb(rows, *M_factor, base, BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE, x, lam, work)
+    bounded_solve_nb(rows, *M_factor, base, BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE, x, lam, work,
+                     not impulse)  # accelerations: a converged iterate as it is
     # released while approaching: its friction widens (ray to disc, disc to none), solved again
     for _ in range(2):
         again = False
@@ -505,7 +506,8 @@ def _bounded(contacts: list[ActiveContact], hard: HardRows, M_factor, base: np.n
                 again = True
         if not again:
             break
-        bounded_solve_nb(rows, *M_factor, base, BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE, x, lam, work)
+        bounded_solve_nb(rows, *M_factor, base, BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE, x, lam, work,
+                         not impulse)
     for b, (c, r0, comps) in enumerate(layout):
         f = np.zeros(6)
         f[list(comps)] = lam[r0 : r0 + len(comps)]
