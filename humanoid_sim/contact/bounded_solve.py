@@ -26,7 +26,7 @@ into bounds, so that every iterate passes them:
   ONE_SIDED  (a hard provider row):        λ >= 0.
   BOX        (joint friction):             |λ| <= bound.
   POINT      rows (f_z, f_x, f_y):         f_z >= 0, |f_t| <= μ f_z (Eq. 31); a contact
-                                           already sliding: f_t against its sliding.
+                                           already sliding along s: f_t . s <= 0 too.
   LINE       rows (f_z, n_y, f_x, f_y, n_z): f_z >= 0, p_v (Eq. 26) on the segment,
                                            |f_t| <= μ f_z, |n_z| <= μ f_z d (Eq. 33).
   SURFACE    rows (f_z, n_x, n_y, f_x, f_y, n_z): f_z >= 0, p_v inside the hull,
@@ -105,9 +105,13 @@ class BoundedRows(NamedTuple):
     bound (nb,): |λ| bound of a BOX block [N m or N].
     hull_xy (h, 2): each contact's hull in its virtual-link frame [m] (ccw for a surface,
     the two ends for a line); hull_start (nb + 1,): each block's first hull row.
-    slip (nb, 2): a contact sliding at the start of the phase: its unit sliding direction
-    in the virtual-link x, y (zeros: not sliding). Its friction may only oppose that
-    direction (f_t = -t s, 0 <= t <= μ f_z), so that it never does positive work.
+    slip (nb, 2): a contact sliding at the start of the phase: its unit sliding direction s
+    in the virtual-link x, y (zeros: not sliding). Its friction lies in the half of its disc
+    that does not push along s (f_t . s <= 0, |f_t| <= μ f_z): it never does positive work
+    on the sliding, and it holds the point across it as a sticking contact's does. (Held on
+    the ray -s, the friction could not hold it across: the corner of a lying g1's foot,
+    sliding a few mm/s, was pushed across its sliding on every step, kept sliding that way,
+    and crept along the ground at 6 mm/s under 0.5-0.7 f_z of friction with μ_s = 1.)
     """
 
     H: np.ndarray
@@ -122,6 +126,19 @@ class BoundedRows(NamedTuple):
     slip: np.ndarray
 
 
+class SubspaceWork(NamedTuple):
+    """Scratch of the subspace solve (_subspace_step) of up to k rows (part of a BoundedWork:
+    allocated once, not per solve)."""
+
+    V: np.ndarray  # (k, k): the faces' basis, λ = V μ
+    W: np.ndarray  # (k, k): V without the friction's ties (the rows whose equations hold)
+    Q: np.ndarray  # (k, k): Wᵀ (B + ε I) V
+    y: np.ndarray  # (k,): Wᵀ r, then μ
+    target: np.ndarray  # (k,): V μ
+    lo: np.ndarray  # (k,) int64: each column's first row
+    hi: np.ndarray  # (k,) int64: one past each column's last row
+
+
 class BoundedWork(NamedTuple):
     """Scratch of bounded_solve_nb for up to K rows over nv dofs and areas of up to h hull
     vertices (bounded_work: allocated once, not per solve).
@@ -130,7 +147,7 @@ class BoundedWork(NamedTuple):
     dw (K,): the right side, (B + ε I) λ, its value at the start of a sweep and its change over
     the last sweep; old, pre (6,):
     a block's forces before its sweep and before its projection; G (3, h), P (3, 3), c (9,):
-    _area_normal_rows's scratch."""
+    _area_normal_rows's scratch; subspace: _subspace_step's, for K rows."""
 
     ZT: np.ndarray
     B: np.ndarray
@@ -143,33 +160,16 @@ class BoundedWork(NamedTuple):
     G: np.ndarray
     P: np.ndarray
     c: np.ndarray
+    subspace: SubspaceWork
 
 
 def bounded_work(rows: int, nv: int, hull: int) -> BoundedWork:
     """A BoundedWork for up to ``rows`` rows over nv dofs and hulls of up to ``hull`` vertices."""
     K, h = max(rows, 1), max(hull, 2)
+    subspace = SubspaceWork(np.zeros((K, K)), np.zeros((K, K)), np.zeros((K, K)), np.zeros(K), np.zeros(K),
+                            np.zeros(K, np.int64), np.zeros(K, np.int64))  # fmt: skip
     return BoundedWork(np.zeros(nv * K), np.zeros(K * K), np.zeros(K), np.zeros(K), np.zeros(K), np.zeros(K),
-                       np.zeros(6), np.zeros(6), np.zeros((3, h)), np.zeros((3, 3)), np.zeros(9))  # fmt: skip
-
-
-class SubspaceWork(NamedTuple):
-    """Scratch of the subspace solve (_subspace_step) of k rows over nv dofs, allocated once
-    per bounded solve that reaches it."""
-
-    V: np.ndarray  # (k, k): the faces' basis, λ = V μ
-    W: np.ndarray  # (k, k): V without the friction's ties (the rows whose equations hold)
-    Q: np.ndarray  # (k, k): Wᵀ (B + ε I) V
-    y: np.ndarray  # (k,): Wᵀ r, then μ
-    target: np.ndarray  # (k,): V μ
-    lo: np.ndarray  # (k,) int64: each column's first row
-    hi: np.ndarray  # (k,) int64: one past each column's last row
-
-
-@njit(cache=True)
-def _subspace_work(k):
-    """A SubspaceWork for k rows."""
-    return SubspaceWork(np.empty((k, k)), np.empty((k, k)), np.empty((k, k)), np.empty(k), np.empty(k),
-                        np.empty(k, np.int64), np.empty(k, np.int64))  # fmt: skip
+                       np.zeros(6), np.zeros(6), np.zeros((3, h)), np.zeros((3, 3)), np.zeros(9), subspace)  # fmt: skip
 
 
 @njit(cache=True)
@@ -230,16 +230,15 @@ def _project_block(kind, lam, s, mu, arm, bound, hull, sx, sy):
         lam[s + 1] = py * fz
         lam[s + 2] = -px * fz
     cap = mu * fz
-    if sx != 0.0 or sy != 0.0:  # sliding: friction on the ray against the sliding direction
-        t = min(cap, max(0.0, -(lam[ft] * sx + lam[ft + 1] * sy)))
-        lam[ft] = -t * sx
-        lam[ft + 1] = -t * sy
-    else:
-        t = math.sqrt(lam[ft] * lam[ft] + lam[ft + 1] * lam[ft + 1])
-        if t > cap:
-            scale = cap / t
-            lam[ft] *= scale
-            lam[ft + 1] *= scale
+    along = lam[ft] * sx + lam[ft + 1] * sy
+    if along > 0.0:  # sliding along s: friction never along the sliding (onto the half-disc's diameter)
+        lam[ft] -= along * sx
+        lam[ft + 1] -= along * sy
+    t = math.sqrt(lam[ft] * lam[ft] + lam[ft + 1] * lam[ft + 1])
+    if t > cap:
+        scale = cap / t
+        lam[ft] *= scale
+        lam[ft + 1] *= scale
     if kind != BLOCK_POINT:
         cap_z = mu * arm * fz
         lam[ft + 2] = min(cap_z, max(-cap_z, lam[ft + 2]))
@@ -406,9 +405,9 @@ def _face_columns(rows, blk, lam, V, W, c0, tol) -> int:
     f_z = 0; else its normal rows are free where p_v lies inside the area, the two vertex
     generators g = (1, y, -x) (a line's (1, -x)) of the edge p_v lies on, or the one of its
     vertex; its friction free inside its bound or, at the bound, tied to f_z along its present
-    direction (f_t = μ f_z u, Coulomb's sliding; on the ray of a sliding contact at its end 0,
-    held at 0); its torsion free inside its bound or tied to f_z at it (n_z = ±μ d f_z). The
-    ties enter every column that carries f_z."""
+    direction (f_t = μ f_z u, Coulomb's sliding); a sliding contact's on the diameter of its
+    half-disc free across its sliding only; its torsion free inside its bound or tied to f_z
+    at it (n_z = ±μ d f_z). The ties enter every column that carries f_z."""
     kind = rows.block_kind[blk]
     s0 = rows.block_start[blk]
     if kind == BLOCK_ONE_SIDED or kind == BLOCK_BOX:
@@ -425,18 +424,13 @@ def _face_columns(rows, blk, lam, V, W, c0, tol) -> int:
     sx, sy = rows.slip[blk, 0], rows.slip[blk, 1]
     tie0, tie1, tie2 = 0.0, 0.0, 0.0  # d(f_x, f_y, n_z) / d f_z on a bound
     free_friction = 0
-    if sx != 0.0 or sy != 0.0:  # the ray against the sliding: f_t = -τ s
-        tau = -(lam[ft] * sx + lam[ft + 1] * sy)
-        if tau >= mu * fz * (1.0 - tol):
-            tie0, tie1 = -mu * sx, -mu * sy
-        elif tau > tol * mu * fz:
-            free_friction = 1
+    t = math.sqrt(lam[ft] * lam[ft] + lam[ft + 1] * lam[ft + 1])
+    if t > 0.0 and t >= mu * fz * (1.0 - tol):  # on the arc (or a corner of a half-disc)
+        tie0, tie1 = mu * lam[ft] / t, mu * lam[ft + 1] / t
+    elif (sx != 0.0 or sy != 0.0) and lam[ft] * sx + lam[ft + 1] * sy >= -tol * mu * fz:
+        free_friction = 1  # on a sliding contact's diameter: free across the sliding only
     else:
-        t = math.sqrt(lam[ft] * lam[ft] + lam[ft + 1] * lam[ft + 1])
-        if t > 0.0 and t >= mu * fz * (1.0 - tol):
-            tie0, tie1 = mu * lam[ft] / t, mu * lam[ft + 1] / t
-        else:
-            free_friction = 2
+        free_friction = 2
     free_torsion = False
     if kind != BLOCK_POINT:
         cap = mu * arm * fz
@@ -512,8 +506,8 @@ def _face_columns(rows, blk, lam, V, W, c0, tol) -> int:
         V[ft + 1, c0 + m + 1] = W[ft + 1, c0 + m + 1] = 1.0
         m += 2
     elif free_friction == 1:
-        V[ft, c0 + m] = W[ft, c0 + m] = -sx
-        V[ft + 1, c0 + m] = W[ft + 1, c0 + m] = -sy
+        V[ft, c0 + m] = W[ft, c0 + m] = -sy
+        V[ft + 1, c0 + m] = W[ft + 1, c0 + m] = sx
         m += 1
     if free_torsion:
         V[ft + 2, c0 + m] = W[ft + 2, c0 + m] = 1.0
@@ -541,12 +535,7 @@ def _in_set(rows, blk, lam, tol) -> bool:
     mu, arm = rows.mu[blk], rows.arm[blk]
     slack = tol * fz
     sx, sy = rows.slip[blk, 0], rows.slip[blk, 1]
-    if sx != 0.0 or sy != 0.0:
-        tau = -(lam[ft] * sx + lam[ft + 1] * sy)
-        across = abs(lam[ft] * sy - lam[ft + 1] * sx)
-        if tau < -slack or tau > mu * fz + slack or across > slack:
-            return False
-    elif math.sqrt(lam[ft] ** 2 + lam[ft + 1] ** 2) > mu * fz + slack:
+    if lam[ft] * sx + lam[ft + 1] * sy > slack or math.sqrt(lam[ft] ** 2 + lam[ft + 1] ** 2) > mu * fz + slack:
         return False
     h0, h1 = rows.hull_start[blk], rows.hull_start[blk + 1]
     hull = rows.hull_xy[h0:h1]
@@ -724,7 +713,7 @@ def bounded_solve_nb(rows, L, parent, base, reg, max_sweeps, tol, x, lam, work, 
     block_start, block_kind, hull_start, hull_xy = rows.block_start, rows.block_kind, rows.hull_start, rows.hull_xy
     mu, arm, bound, slip = rows.mu, rows.arm, rows.bound, rows.slip
     nb = block_kind.shape[0]
-    sw = _subspace_work(0)  # sized at the first subspace solve: a warm-started solve mostly stops before
+    sw = work.subspace
     subspace_at = SUBSPACE_FIRST
     sweeps = 0
     # Under-relaxation: each block's update taken as old + ω (new - old). The friction cone's
@@ -808,8 +797,6 @@ def bounded_solve_nb(rows, L, parent, base, reg, max_sweeps, tol, x, lam, work, 
             least_change = np.inf
         if sweeps == subspace_at:  # the faces the sweeps have found, solved exactly; the next
             # sweep checks them (a force that leaves its face moves, and the faces are found again)
-            if sw.V.shape[0] < k:
-                sw = _subspace_work(k)
             _subspace_step(rows, B, eps, r, lam, w, sw, 1e-9)
             least_change = np.inf
             subspace_at += 1 if sweeps < SUBSPACE_FIRST + SUBSPACE_EVERY_SWEEP - 1 else subspace_at
@@ -820,8 +807,8 @@ def bounded_solve_nb(rows, L, parent, base, reg, max_sweeps, tol, x, lam, work, 
     # target (rhs = 0) takes energy out, never puts it in (unscaled, the impulses of a g1 wrist
     # and ankle landing on one point, their sweeps damped for 160-180 sweeps, gained 0.15 and
     # 0.23 J; a talos head spinning on the ground, at the sweeps' cap, 0.14 J). Accelerations
-    # (converged_as_is): a converged iterate is returned as it is unless it does worse than no
-    # force (f(λ) > 0), as is one at the cap: Coulomb's answer, with friction on its bound, is
+    # (converged_as_is): a converged iterate, not one at the cap, is returned as it is unless it
+    # does worse than no force (f(λ) > 0): Coulomb's answer, with friction on its bound, is
     # not the least of f over K, and its best multiple (α 0.98-0.999 on g1 lying on twelve
     # contacts) took up to 2 % off every force, the weight's share too: the body sagged and was
     # pushed back every step.
@@ -830,7 +817,9 @@ def bounded_solve_nb(rows, L, parent, base, reg, max_sweeps, tol, x, lam, work, 
     for a in range(k):
         quad += lam[a] * w[a]
         lin += lam[a] * r[a]
-    if quad > 0.0 and (lin < 0.5 * quad or (lin < quad and not (converged_as_is and sweeps < max_sweeps))):
+    worse_than_none = lin < 0.5 * quad  # f(λ) > 0
+    as_is = converged_as_is and sweeps < max_sweeps
+    if quad > 0.0 and lin < quad and (worse_than_none or not as_is):
         alpha = max(0.0, lin / quad)
         for a in range(k):
             lam[a] *= alpha

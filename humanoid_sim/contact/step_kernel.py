@@ -963,15 +963,15 @@ def _bounded_rows(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
     """The bounded solve (contact/bounded_solve.py) of every contact not bounced off
     (released ones taken back, all sticking) and every hard row; the contacts get their
     wrench and state from it: released where f_z = 0, slipping where |f_t| reached its bound
-    (μ_s f_z on the disc of a contact not sliding, μ_d f_z on a sliding one's ray; direction
-    -f_t), spinning where |n_z| reached its bound. Hard forces into hard.force
+    (μ_s f_z on the disc of a contact not sliding, μ_d f_z on a sliding one's half-disc;
+    direction -f_t), spinning where |n_z| reached its bound. Hard forces into hard.force
     (acceleration phase) or hard.impulse; joint friction rows (held joints: |λ| <= F) into
     friction.torque. In the acceleration phase the contacts' and hard rows' position errors
     are corrected beyond the contact band only (its slop, read in the row's unit for a hard
     row: kernels.desired_acceleration_nb): redundant rows cannot all reach 0 at once. A
-    contact sliding at the acceleration phase's start has its friction on the ray against the
-    slip; one that comes out released and approaching has its friction widened (ray to disc,
-    disc to none) and the solve runs again."""
+    contact sliding at the acceleration phase's start has its friction in the half-disc that
+    does not push along the slip; one that comes out released and approaching has its friction
+    widened (half-disc to disc, disc to none) and the solve runs again."""
     s = d.solve
     hard = d.hard
     nv = base.shape[0]
@@ -985,7 +985,11 @@ def _bounded_rows(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
         if tab.bounced[i]:
             continue
         tab.released[i] = 0
-        tab.sticking[i] = 1
+        # a guard stays frictionless (its bound 0 below) and so not sticking: a later checked
+        # pass of the phase (the watch: _watch_points, _watch_hard) gives it no friction rows
+        # (sticking, a g1 shoulder's guard sliding at 4.8 m/s took 455 N of friction on 85 N
+        # and did 0.54 J of work)
+        tab.sticking[i] = 0 if tab.guard[i] else 1
         tab.spin[i] = 0.0
         if phase == ACCELERATION_PHASE:  # position errors corrected beyond the contact band only
             _set_target(d, tab, i, phase, d.params.tolerance)
@@ -1001,10 +1005,11 @@ def _bounded_rows(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
         s.arm[nb] = _arm(tab, i)
         s.bound[nb] = 0.0
         # sliding at the acceleration phase's start (faster than the separating threshold):
-        # friction against the sliding only, up to μ_d f_z. An impulse's friction may take the
-        # whole disc: it aims at no slip after the impulse (its tangential targets are 0),
-        # which it may reach (a body hitting the ground while sliding stops, or slides on with
-        # what the disc cannot take), and held on the ray a sliding impact can have no answer
+        # friction up to μ_d f_z in the half of the disc that does not push along the sliding
+        # (bounded_solve.BoundedRows.slip). An impulse's friction may take the whole disc: it
+        # aims at no slip after the impulse (its tangential targets are 0), which it may reach
+        # (a body hitting the ground while sliding stops, or slides on with what the disc
+        # cannot take), and held against the sliding a sliding impact can have no answer
         # with f_z > 0 (Painlevé: its friction would drive it into the ground; the sweeps
         # release it). A contact not sliding holds up to μ_s f_z (Eq. 31, as the checked
         # solve): held to μ_d, a lying g1 whose torso needed 0.8 f_z of friction slid and
@@ -1031,8 +1036,7 @@ def _bounded_rows(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
                 hv += hard.jacobian[j, col] * d.out.v_plus[col]
             _hard_acceleration_target(d, j, hv, d.params.tolerance)
             if hard.violation[j] < -d.params.tolerance:  # short of its limit: not carried past it (_watch_hard)
-                guard = hard.desired[j] + guard_acceleration_nb(-hard.violation[j], hv, d.params.dt) - hard.drift[j]
-                hard.target[j] = max(hard.target[j], guard)
+                hard.target[j] = max(hard.target[j], _hard_guard_target(d, j, hv))
         for col in range(nv):
             s.H[row, col] = hard.jacobian[j, col]
         s.rhs[row] = hard.target[j]
@@ -1070,10 +1074,10 @@ def _bounded_rows(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
     sweeps = bounded_solve_nb(rows, s.L, d.tree.dof_parent, base, par.bounded_regularisation, par.bounded_sweeps,
                               par.bounded_tolerance, x, s.lam[:row], s.bounded, accelerations)  # fmt: skip
     # a contact that comes out released while it goes on approaching has no answer with its
-    # friction: held on the ray against its slip (Painlevé: that friction, on a light limb at
+    # friction: held against its slip (Painlevé: that friction, on a light limb at
     # the end of a long lever, drives it into the ground), or in the disc where the sweeps
-    # let the friction's pull on the normal row win. Its friction widens, ray to disc, disc to
-    # none for this step (a step without friction does no work; one without a normal force
+    # let the friction's pull on the normal row win. Its friction widens, half-disc to disc,
+    # disc to none for this step (a step without friction does no work; one without a normal force
     # lets the torques drive the limb into the ground), and the solve runs again from where
     # it stopped, at most twice
     for _ in range(2):
@@ -1801,7 +1805,8 @@ def _virtual_link_acceleration(d, tab, nc, v_plus, tau, n_hard, t_index) -> tupl
         n_new, end = _watch_points(d, tab, nc, end, a)
         if n_new < 0:
             return CAPACITY, t_index, nc
-        if _watch_hard(d, n_hard, v_plus, a) == 0 and n_new == nc:
+        n_watched = _watch_hard(d, n_hard, v_plus, a)
+        if n_watched == 0 and n_new == nc:
             break
         counts.watched += n_new - nc
         for i in range(nc, n_new):
@@ -1823,24 +1828,32 @@ def _watch_hard(d, n_hard, v, x) -> int:
     impulse). Returns how many. (A g1 elbow reaching its stop speculatively at 65 rad/s was
     carried 3 mrad past it by the efforts within the step, and the next step's correction,
     pushing it back out, did 0.16 J of work.)"""
-    hard, dt = d.hard, d.params.dt
+    hard = d.hard
     nv = v.shape[0]
     added = 0
     for j in range(n_hard):
         if hard.active[j]:
             continue
         hv = 0.0
-        ha = hard.drift[j] - hard.desired[j]
+        ha = 0.0
         for col in range(nv):
             hv += hard.jacobian[j, col] * v[col]
             ha += hard.jacobian[j, col] * x[col]
-        guard = guard_acceleration_nb(-hard.violation[j], hv, dt)
-        if ha >= guard - RELEASE_MARGIN:
+        target = _hard_guard_target(d, j, hv)
+        if ha >= target - RELEASE_MARGIN:
             continue
         hard.active[j] = 1
-        hard.target[j] = hard.desired[j] + guard - hard.drift[j]
+        hard.target[j] = target
         added += 1
     return added
+
+
+@njit(cache=True, inline="always")
+def _hard_guard_target(d, j, hv) -> float:
+    """Hard row j's target (its row acceleration J x, net of its drift) that ends the step
+    exactly at its limit, from its violation and its rate hv (kernels.guard_acceleration_nb)."""
+    hard = d.hard
+    return hard.desired[j] + guard_acceleration_nb(-hard.violation[j], hv, d.params.dt) - hard.drift[j]
 
 
 @njit(cache=True)

@@ -430,10 +430,10 @@ def _bounded(contacts: list[ActiveContact], hard: HardRows, M_factor, base: np.n
     """The bounded solve of every contact (sticking rows, released ones taken back) and every
     hard row; the contacts get their wrench and their state from it: released where f_z = 0,
     slipping where |f_t| reached its bound (μ_s f_z on a disc in the acceleration phase, μ_d f_z
-    on a sliding contact's ray and in an impulse; direction -f_t), spinning where |n_z| reached its bound.
-    A contact sliding at the acceleration phase's start has its friction against the sliding
-    only; one released while approaching has its friction widened (ray to disc, disc to none)
-    and the solve runs again; an impulse's friction takes the whole disc."""
+    on a sliding contact's half-disc and in an impulse; direction -f_t), spinning where |n_z|
+    reached its bound. A contact sliding at the acceleration phase's start has its friction in
+    the half-disc that does not push along the sliding; one released while approaching has its
+    friction widened (half-disc to disc, disc to none) and the solve runs again; an impulse's friction takes the whole disc."""
     nv = len(base)
     H, rhs, start, kind, mu, arm, hull, hull_start, slip = [], [], [0], [], [], [], [], [0], []
     layout = []
@@ -494,7 +494,7 @@ def _bounded(contacts: list[ActiveContact], hard: HardRows, M_factor, base: np.n
     work = bounded_work(len(rows.rhs), nv, len(rows.hull_xy))
     bounded_solve_nb(rows, *M_factor, base, BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE, x, lam, work,
                      not impulse)  # accelerations: a converged iterate as it is
-    # released while approaching: its friction widens (ray to disc, disc to none), solved again
+    # released while approaching: its friction widens (half-disc to disc, disc to none), solved again
     for _ in range(2):
         again = False
         for b, (c, r0, comps) in enumerate(layout):
