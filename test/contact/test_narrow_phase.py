@@ -311,3 +311,29 @@ def test_points_appear_exactly_when_the_pair_comes_within_the_band(shapes, sb):
             assert len(c.gap) >= 1, (lift, sd)
             assert c.gap.min() == pytest.approx(sd, abs=1e-5 if sb == 4 else 1e-7)
     assert seen == {"apart", "touching"}
+
+
+def test_boxes_face_to_face_with_their_sides_in_line_touch_only_where_they_meet():
+    """The chests of two humanoids pushed face to face (0.22 x 0.32 x 0.42 m boxes, faces 3°
+    apart, touching along the lower edge; their sides in line to within 1e-10 m, as in
+    test/simulator/test_two_robots.py): the manifold is that edge, at its gap, whichever side
+    of the line the sides lie. (Clipping one face by the other, an edge within the 2-D
+    tolerance of the clip edge with its ends on either side of the test put a point far off
+    both faces, 17 mm deep where the boxes are apart.)"""
+    shapes = pack_shapes([ShapeSpec(BOX, np.array([0.22, 0.32, 0.42]))] * 2)
+    R_a = np.array([[0.9550473140251761, -6.750612343172676e-10, 0.2964534161943436],
+                    [9.247885357472285e-10, 1.0, -7.021527208610059e-10],
+                    [-0.2964534161943436, 9.447457907734037e-10, 0.9550473140251761]])  # fmt: skip
+    p_a = np.array([0.2375049065136717, 3.628199217433866e-10, 1.220209961777646])
+    R_b = np.array([[-0.9696329539179285, 1.0968906928539134e-09, 0.24456478625589734],
+                    [-8.86001337585645e-10, -1.0, 9.723174065897424e-10],
+                    [0.2445647862558973, 7.26106271348359e-10, 0.9696329539179284]])  # fmt: skip
+    p_b = np.array([0.4793822244489207, -2.4288377303722165e-10, 1.2340379333010618])
+    half = np.array([0.11, 0.16, 0.21])
+    for dy in np.linspace(-3e-9, 3e-9, 13):
+        m = collide(shapes, 0, R_a, p_a + [0.0, dy, 0.0], 1, R_b, p_b, 2e-4)
+        assert len(m.gap) == 2
+        for xa, xb, gap in zip(m.point_a, m.point_b, m.gap):
+            assert np.all(np.abs(R_a.T @ (xa - p_a - [0.0, dy, 0.0])) <= half + 1e-8)  # on box a
+            assert np.all(np.abs(R_b.T @ (xb - p_b)) <= half + 1e-8)  # on box b
+            assert -1e-5 < gap < 0.0  # the edge, 4.6 µm in
