@@ -433,7 +433,8 @@ def _bounded(contacts: list[ActiveContact], hard: HardRows, M_factor, base: np.n
     on a sliding contact's half-disc and in an impulse; direction -f_t), spinning where |n_z|
     reached its bound. A contact sliding at the acceleration phase's start has its friction in
     the half-disc that does not push along the sliding; one released while approaching has its
-    friction widened (half-disc to disc, disc to none) and the solve runs again; an impulse's friction takes the whole disc."""
+    friction widened (half-disc to disc, disc to none) and the solve runs again; an impulse's
+    friction takes the whole disc."""
     nv = len(base)
     H, rhs, start, kind, mu, arm, hull, hull_start, slip = [], [], [0], [], [], [], [], [0], []
     layout = []

@@ -174,7 +174,8 @@ class ReferenceSimulator(Simulator):
         bounded_hard_rhs = hard_targets(shrunk) if len(hv) else hv
         # a row short of its limit: the acceleration that ends the step at it (step_kernel._watch_hard)
         ahead = hard.violation < -tol
-        hard_guard = hard.desired_acceleration - 2.0 * (np.maximum(-hard.violation, 0.0) + hv * dt) / dt**2 - hard.drift
+        hard_guard = hard.desired_acceleration - hard.drift
+        hard_guard += [guard_acceleration_nb(-g, r, dt) for g, r in zip(hard.violation, hv)]
         bounded_hard_rhs = np.where(ahead, np.maximum(bounded_hard_rhs, hard_guard), bounded_hard_rhs)
 
         def rhs_accel(c, comps):
