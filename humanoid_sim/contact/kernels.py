@@ -12,7 +12,7 @@ import math
 import numpy as np
 from numba import njit
 
-from humanoid_sim.dynamics.kernels import point_drift_into, point_jacobian_into
+from humanoid_sim.dynamics.kernels import point_jacobian_into, point_motion_nb
 from humanoid_sim.dynamics.mass_factor import back_project_nb, rows_gram_nb
 
 # ---------------------------------------------------------------- linear algebra
@@ -98,23 +98,52 @@ def _cross2(ox, oy, ax, ay, bx, by):
 
 
 @njit(cache=True)
-def convex_hull_nb(P):
-    """Counter-clockwise convex hull indices of 2-D points P (n, 2) (monotone chain)."""
-    n = P.shape[0]
+def _sort_lexicographic(P, n, order, tmp) -> None:
+    """order (n,) int64: the indices of the first n points of P (n, 2) sorted by x, then y,
+    stably (a bottom-up merge sort; tmp (n,) int64 scratch; nothing allocated)."""
+    for a in range(n):
+        order[a] = a
+    width = 1
+    in_order = True  # where the sorted runs are: order, else tmp
+    while width < n:
+        src, dst = (order, tmp) if in_order else (tmp, order)
+        for lo in range(0, n, 2 * width):
+            mid, hi = min(lo + width, n), min(lo + 2 * width, n)
+            i, j, k = lo, mid, lo
+            while i < mid and j < hi:
+                a, b = src[i], src[j]
+                if P[b, 0] < P[a, 0] or (P[b, 0] == P[a, 0] and P[b, 1] < P[a, 1]):  # strictly: stable
+                    dst[k] = b
+                    j += 1
+                else:
+                    dst[k] = a
+                    i += 1
+                k += 1
+            while i < mid:
+                dst[k] = src[i]
+                i += 1
+                k += 1
+            while j < hi:
+                dst[k] = src[j]
+                j += 1
+                k += 1
+        in_order = not in_order
+        width *= 2
+    if not in_order:
+        for a in range(n):
+            order[a] = tmp[a]
+
+
+@njit(cache=True)
+def convex_hull_into(P, n, order, hull) -> int:
+    """Counter-clockwise convex hull of the first n 2-D points of P (monotone chain): its
+    indices into P in hull[:k]; returns k. order (n,), hull (2 n,) int64: scratch and
+    result, nothing allocated (a contact's hull is found on every step)."""
     if n < 3:
-        return np.arange(n)
-    order = np.argsort(P[:, 0] + 1e-9 * P[:, 1], kind="mergesort")
-    # exact lexicographic order
-    for a in range(1, n):
-        b = a
-        while b > 0:
-            i, j = order[b - 1], order[b]
-            if P[i, 0] > P[j, 0] or (P[i, 0] == P[j, 0] and P[i, 1] > P[j, 1]):
-                order[b - 1], order[b] = j, i
-                b -= 1
-            else:
-                break
-    hull = np.empty(2 * n, dtype=np.int64)
+        for t in range(n):
+            hull[t] = t
+        return n
+    _sort_lexicographic(P, n, order, hull)
     k = 0
     for t in range(n):
         i = order[t]
@@ -129,39 +158,63 @@ def convex_hull_nb(P):
             k -= 1
         hull[k] = i
         k += 1
-    return hull[: k - 1].copy()
+    return k - 1
+
+
+@njit(cache=True)
+def convex_hull_nb(P):
+    """Counter-clockwise convex hull indices of 2-D points P (n, 2) (convex_hull_into, its
+    arrays allocated here)."""
+    n = P.shape[0]
+    order = np.empty(n, np.int64)
+    hull = np.empty(max(2 * n, 1), np.int64)
+    k = convex_hull_into(P, n, order, hull)
+    return hull[:k].copy()
+
+
+@njit(cache=True)
+def hull_centroid(P, hull, k):
+    """Area centroid (x, y) of the counter-clockwise polygon P[hull[:k]] (P (n, 2)), the mean
+    of its vertices for a degenerate one; nothing allocated."""
+    a = 0.0
+    cx = 0.0
+    cy = 0.0
+    for t in range(k):
+        i, j = hull[t], hull[(t + 1) % k]
+        c = P[i, 0] * P[j, 1] - P[j, 0] * P[i, 1]
+        a += c
+        cx += (P[i, 0] + P[j, 0]) * c
+        cy += (P[i, 1] + P[j, 1]) * c
+    if abs(a) < 1e-18:
+        sx = 0.0
+        sy = 0.0
+        for t in range(k):
+            sx += P[hull[t], 0]
+            sy += P[hull[t], 1]
+        return sx / k, sy / k
+    return cx / (3.0 * a), cy / (3.0 * a)
 
 
 @njit(cache=True)
 def polygon_centroid_nb(poly):
     """Area centroid (2,) of a counter-clockwise polygon (k, 2); the mean for a degenerate one."""
     k = poly.shape[0]
-    a = 0.0
-    cx = 0.0
-    cy = 0.0
-    for i in range(k):
-        j = (i + 1) % k
-        c = poly[i, 0] * poly[j, 1] - poly[j, 0] * poly[i, 1]
-        a += c
-        cx += (poly[i, 0] + poly[j, 0]) * c
-        cy += (poly[i, 1] + poly[j, 1]) * c
     out = np.empty(2)
-    if abs(a) < 1e-18:
-        out[0] = poly[:, 0].mean()
-        out[1] = poly[:, 1].mean()
-    else:
-        out[0] = cx / (3.0 * a)
-        out[1] = cy / (3.0 * a)
+    out[0], out[1] = hull_centroid(poly, np.arange(k), k)
     return out
 
 
 @njit(cache=True)
-def principal_line_nb(P):
-    """Centre (2,), unit principal direction (2,) and the largest distance of the points
-    P (n, 2) from their principal line."""
-    n = P.shape[0]
-    mx = P[:, 0].mean()
-    my = P[:, 1].mean()
+def principal_line_nb(P, n):
+    """(cx, cy, dx, dy, spread) of the first n points of P (n, 2): their centre, the unit
+    direction of their principal line and the largest distance of a point from that line."""
+    mx = 0.0
+    my = 0.0
+    for i in range(n):
+        mx += P[i, 0]
+        my += P[i, 1]
+    mx /= n
+    my /= n
     sxx = 0.0
     syy = 0.0
     sxy = 0.0
@@ -172,37 +225,57 @@ def principal_line_nb(P):
         syy += dy * dy
         sxy += dx * dy
     ang = 0.5 * math.atan2(2.0 * sxy, sxx - syy)
-    d = np.array([math.cos(ang), math.sin(ang)])
+    d0, d1 = math.cos(ang), math.sin(ang)
     spread = 0.0
     for i in range(n):
-        e = abs(-(P[i, 0] - mx) * d[1] + (P[i, 1] - my) * d[0])
+        e = abs(-(P[i, 0] - mx) * d1 + (P[i, 1] - my) * d0)
         if e > spread:
             spread = e
-    c = np.array([mx, my])
-    return c, d, spread
+    return mx, my, d0, d1, spread
 
 
 @njit(cache=True)
 def gap_plane_nb(xy, gap, kind):
     """Least-squares (g0, gx, gy) of g = g0 + gx x + gy y over the points xy (n, 2) [m] and
-    their gaps (n,) [m] (kind 1: the mean, 2: no y term), by the normal equations."""
+    their gaps (n,) [m] (kind 1: the mean, 2: no y term), by the normal equations A s = r
+    (A = Σ φ φᵀ, r = Σ φ g, φ = (1, x, y)) solved by their Cholesky factor in scalars:
+    nothing allocated. Points on a line (A singular: a zero pivot) give no tilt across it:
+    the fit of kind 2, or the mean."""
     n = gap.shape[0]
     if kind == 1 or n == 1:
         return gap.mean(), 0.0, 0.0
-    m = 2 if kind == 2 else 3
-    A = np.zeros((3, 3))
-    r = np.zeros(3)
-    row = np.empty(3)
+    a00 = a01 = a02 = a11 = a12 = a22 = r0 = r1 = r2 = 0.0
     for i in range(n):
-        row[0] = 1.0
-        row[1] = xy[i, 0]
-        row[2] = xy[i, 1]
-        for a in range(m):
-            r[a] += row[a] * gap[i]
-            for b in range(m):
-                A[a, b] += row[a] * row[b]
-    sol = np.linalg.solve(A[:m, :m], r[:m])
-    return sol[0], sol[1], sol[2] if m == 3 else 0.0
+        x, y, g = xy[i, 0], xy[i, 1], gap[i]
+        a00 += 1.0
+        a01 += x
+        a02 += y
+        a11 += x * x
+        a12 += x * y
+        a22 += y * y
+        r0 += g
+        r1 += x * g
+        r2 += y * g
+    # A = L Lᵀ, L lower triangular: column 0, then 1, then 2
+    l00 = math.sqrt(a00)
+    l10, l20 = a01 / l00, a02 / l00
+    d1 = a11 - l10 * l10
+    if not d1 > 0.0:
+        return gap.mean(), 0.0, 0.0
+    l11 = math.sqrt(d1)
+    y0 = r0 / l00
+    y1 = (r1 - l10 * y0) / l11
+    if kind == 3:
+        l21 = (a12 - l20 * l10) / l11
+        d2 = a22 - l20 * l20 - l21 * l21
+        if d2 > 0.0:
+            l22 = math.sqrt(d2)
+            y2 = (r2 - l20 * y0 - l21 * y1) / l22
+            s2 = y2 / l22
+            s1 = (y1 - l21 * s2) / l11
+            return (y0 - l10 * s1 - l20 * s2) / l00, s1, s2
+    s1 = y1 / l11
+    return (y0 - l10 * s1) / l00, s1, 0.0
 
 
 @njit(cache=True)
@@ -541,82 +614,106 @@ LINE_ASPECT = 0.02  # width / length below which contact points are a line (clas
 
 
 @njit(cache=True)
-def classify_nb(points, normal, tangent, merge_tol, line_tol):
-    """Table 1 classification of contact points (m, 3) on a surface (normal, tangent).
-
-    Returns (kind 1/2/3, R_world_vl (3, 3), origin (3,), xy (m', 2), gap index (m',) of the
-    kept points, hull (h,) indices into xy)."""
-    m = points.shape[0]
+def classify_into(points, m, normal, tangent, merge_tol, line_tol, uv, order, hull, R, origin, xy):
+    """Table 1 classification of the first m contact points of ``points`` (m, 3) on a
+    surface (normal, tangent (3,)), into the arrays given (nothing allocated: it runs for
+    every contact of every step): R (3, 3) R_world_vl, origin (3,), xy (m, 2) the points in
+    the virtual link's axes (a point: one row, zeros), hull (2 m,) int64: its first entries
+    the hull's indices into xy; uv (m, 2), order (m,) int64: scratch. Returns (kind 1/2/3,
+    the hull's size)."""
     # surface frame: z = normal, x = tangent projected
-    x = tangent - normal * (tangent[0] * normal[0] + tangent[1] * normal[1] + tangent[2] * normal[2])
-    x = x / math.sqrt(x[0] ** 2 + x[1] ** 2 + x[2] ** 2)
-    y = np.array([normal[1] * x[2] - normal[2] * x[1], normal[2] * x[0] - normal[0] * x[2], normal[0] * x[1] - normal[1] * x[0]])
-    uv = np.empty((m, 2))
+    dot = tangent[0] * normal[0] + tangent[1] * normal[1] + tangent[2] * normal[2]
+    x0, x1, x2 = tangent[0] - normal[0] * dot, tangent[1] - normal[1] * dot, tangent[2] - normal[2] * dot
+    nx = math.sqrt(x0 * x0 + x1 * x1 + x2 * x2)
+    x0, x1, x2 = x0 / nx, x1 / nx, x2 / nx
+    y0 = normal[1] * x2 - normal[2] * x1
+    y1 = normal[2] * x0 - normal[0] * x2
+    y2 = normal[0] * x1 - normal[1] * x0
     h = 0.0
     for i in range(m):
-        uv[i, 0] = points[i, 0] * x[0] + points[i, 1] * x[1] + points[i, 2] * x[2]
-        uv[i, 1] = points[i, 0] * y[0] + points[i, 1] * y[1] + points[i, 2] * y[2]
+        uv[i, 0] = points[i, 0] * x0 + points[i, 1] * x1 + points[i, 2] * x2
+        uv[i, 1] = points[i, 0] * y0 + points[i, 1] * y1 + points[i, 2] * y2
         h += points[i, 0] * normal[0] + points[i, 1] * normal[1] + points[i, 2] * normal[2]
     h /= m
-    c, d, spread = principal_line_nb(uv)
+    cx, cy, d0, d1, spread = principal_line_nb(uv, m)
     lo = 1e300
     hi = -1e300
     i0 = 0
     i1 = 0
     for i in range(m):
-        t = (uv[i, 0] - c[0]) * d[0] + (uv[i, 1] - c[1]) * d[1]
+        t = (uv[i, 0] - cx) * d0 + (uv[i, 1] - cy) * d1
         if t < lo:
             lo = t
             i0 = i
         if t > hi:
             hi = t
             i1 = i
-    R = np.empty((3, 3))
-    origin = np.empty(3)
     extent = max(abs(lo), abs(hi))
     if m == 1 or extent <= merge_tol:
+        R[0, 0], R[1, 0], R[2, 0] = x0, x1, x2
+        R[0, 1], R[1, 1], R[2, 1] = y0, y1, y2
         for a in range(3):
-            R[a, 0] = x[a]
-            R[a, 1] = y[a]
             R[a, 2] = normal[a]
-        keep = np.zeros(1, np.int64)
-        return 1, R, points[0].copy(), np.zeros((1, 2)), keep, np.zeros(1, np.int64)
+            origin[a] = points[0, a]
+        xy[0, 0] = 0.0
+        xy[0, 1] = 0.0
+        hull[0] = 0
+        return 1, 1
     # collinear within line_tol, or a sliver: an area whose width is a small fraction of its
     # length (LINE_ASPECT) is a line -- its tilt across the width, fitted from gaps over a
     # millimetre, would be noise that Eq. 20b turns into huge corrective rotations
     if spread <= line_tol or spread <= LINE_ASPECT * (hi - lo):
         # x along the line (seed 000 4.2)
-        lx = d[0] * x + d[1] * y
-        ly = np.array([normal[1] * lx[2] - normal[2] * lx[1], normal[2] * lx[0] - normal[0] * lx[2], normal[0] * lx[1] - normal[1] * lx[0]])
+        l0, l1, l2 = d0 * x0 + d1 * y0, d0 * x1 + d1 * y1, d0 * x2 + d1 * y2
         mu = 0.5 * (uv[i0, 0] + uv[i1, 0])
         mv = 0.5 * (uv[i0, 1] + uv[i1, 1])
-        for a in range(3):
-            R[a, 0] = lx[a]
-            R[a, 1] = ly[a]
-            R[a, 2] = normal[a]
-            origin[a] = mu * x[a] + mv * y[a] + h * normal[a]
-        xy = np.empty((m, 2))
+        R[0, 0], R[1, 0], R[2, 0] = l0, l1, l2
+        R[0, 1] = normal[1] * l2 - normal[2] * l1
+        R[1, 1] = normal[2] * l0 - normal[0] * l2
+        R[2, 1] = normal[0] * l1 - normal[1] * l0
+        R[0, 2], R[1, 2], R[2, 2] = normal[0], normal[1], normal[2]
+        origin[0] = mu * x0 + mv * y0 + h * normal[0]
+        origin[1] = mu * x1 + mv * y1 + h * normal[1]
+        origin[2] = mu * x2 + mv * y2 + h * normal[2]
         for i in range(m):
             du = uv[i, 0] - mu
             dv = uv[i, 1] - mv
-            xy[i, 0] = du * d[0] + dv * d[1]
-            xy[i, 1] = -du * d[1] + dv * d[0]
-        hull = np.empty(2, np.int64)
+            xy[i, 0] = du * d0 + dv * d1
+            xy[i, 1] = -du * d1 + dv * d0
         hull[0] = i0
         hull[1] = i1
-        return 2, R, origin, xy, np.arange(m), hull
-    hull = convex_hull_nb(uv)
-    cen = polygon_centroid_nb(uv[hull])
-    for a in range(3):
-        R[a, 0] = x[a]
-        R[a, 1] = y[a]
-        R[a, 2] = normal[a]
-        origin[a] = cen[0] * x[a] + cen[1] * y[a] + h * normal[a]
-    xy = np.empty((m, 2))
+        return 2, 2
+    k = convex_hull_into(uv, m, order, hull)
+    ex, ey = hull_centroid(uv, hull, k)
+    R[0, 0], R[1, 0], R[2, 0] = x0, x1, x2
+    R[0, 1], R[1, 1], R[2, 1] = y0, y1, y2
+    R[0, 2], R[1, 2], R[2, 2] = normal[0], normal[1], normal[2]
+    origin[0] = ex * x0 + ey * y0 + h * normal[0]
+    origin[1] = ex * x1 + ey * y1 + h * normal[1]
+    origin[2] = ex * x2 + ey * y2 + h * normal[2]
     for i in range(m):
-        xy[i, 0] = uv[i, 0] - cen[0]
-        xy[i, 1] = uv[i, 1] - cen[1]
-    return 3, R, origin, xy, np.arange(m), hull
+        xy[i, 0] = uv[i, 0] - ex
+        xy[i, 1] = uv[i, 1] - ey
+    return 3, k
+
+
+@njit(cache=True)
+def classify_nb(points, normal, tangent, merge_tol, line_tol):
+    """Table 1 classification of contact points (m, 3) on a surface (normal, tangent)
+    (classify_into, its arrays allocated here).
+
+    Returns (kind 1/2/3, R_world_vl (3, 3), origin (3,), xy (m', 2), gap index (m',) of the
+    kept points, hull (h,) indices into xy)."""
+    m = points.shape[0]
+    R = np.empty((3, 3))
+    origin = np.empty(3)
+    xy = np.empty((m, 2))
+    hull = np.empty(2 * m, np.int64)
+    kind, k = classify_into(points, m, normal, tangent, merge_tol, line_tol, np.empty((m, 2)), np.empty(m, np.int64),
+                            hull, R, origin, xy)  # fmt: skip
+    if kind == 1:
+        return kind, R, origin, xy[:1].copy(), np.zeros(1, np.int64), hull[:1].copy()
+    return kind, R, origin, xy, np.arange(m), hull[:k].copy()
 
 
 @njit(cache=True)
@@ -630,18 +727,16 @@ def contact_kinematics_nb(parent, ndof, v_index, S, V, A, body, origin, R, J, G,
         for k in range(nv):
             G[r, k] = R[0, r] * J[0, k] + R[1, r] * J[1, k] + R[2, r] * J[2, k]
             G[3 + r, k] = R[0, r] * J[3, k] + R[1, r] * J[4, k] + R[2, r] * J[5, k]
-    dd = np.empty(6)
-    point_drift_into(V, A, body, origin, dd)
+    # J̇v of the point (point_drift_into) and its velocity, as scalars: nothing allocated
+    _, (a0, a1, a2) = point_motion_nb(V, A, body, origin)
     wx, wy, wz = V[body, 3], V[body, 4], V[body, 5]
-    vo = np.array([
-        V[body, 0] + wy * origin[2] - wz * origin[1],
-        V[body, 1] + wz * origin[0] - wx * origin[2],
-        V[body, 2] + wx * origin[1] - wy * origin[0],
-    ])  # fmt: skip
+    v0 = V[body, 0] + wy * origin[2] - wz * origin[1]
+    v1 = V[body, 1] + wz * origin[0] - wx * origin[2]
+    v2 = V[body, 2] + wx * origin[1] - wy * origin[0]
     for r in range(3):
-        drift[r] = R[0, r] * dd[0] + R[1, r] * dd[1] + R[2, r] * dd[2]
-        drift[3 + r] = R[0, r] * dd[3] + R[1, r] * dd[4] + R[2, r] * dd[5]
-        vel[r] = R[0, r] * vo[0] + R[1, r] * vo[1] + R[2, r] * vo[2]
+        drift[r] = R[0, r] * a0 + R[1, r] * a1 + R[2, r] * a2
+        drift[3 + r] = R[0, r] * A[body, 3] + R[1, r] * A[body, 4] + R[2, r] * A[body, 5]
+        vel[r] = R[0, r] * v0 + R[1, r] * v1 + R[2, r] * v2
         vel[3 + r] = R[0, r] * wx + R[1, r] * wy + R[2, r] * wz
 
 

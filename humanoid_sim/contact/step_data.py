@@ -149,7 +149,10 @@ class Detection(NamedTuple):
     the environment). A point between two bodies (BodyPairs) is on B's surface, its
     normal points from A (other) into B (body): B moves along it to separate. watch (N,),
     n_watch (1,): the points the contacts left out and the acceleration phase watches
-    (step_kernel._watch_points)."""
+    (step_kernel._watch_points). Scratch of a group's classification
+    (kernels.classify_into): pts (N, 3) its points, uv (N, 2) their plane coordinates
+    (later a contact's hull polygon: step_kernel._hull_polygon), hull_order (N,) and hull
+    (2 N,) int64 its convex hull's."""
 
     body: np.ndarray
     other: np.ndarray
@@ -166,6 +169,10 @@ class Detection(NamedTuple):
     sel: np.ndarray
     watch: np.ndarray
     n_watch: np.ndarray
+    pts: np.ndarray
+    uv: np.ndarray
+    hull_order: np.ndarray
+    hull: np.ndarray
 
 
 class ContactTable(NamedTuple):
@@ -423,7 +430,9 @@ class SolveScratch(NamedTuple):
     right side; x (nv,); L (nv, nv): M's tree factor, M = Lᵀ L (dynamics/mass_factor.py);
     J (6, nv); block_start, hull_start (R + 1,); block_kind (R,); mu, arm, bound (R,); hull_xy
     (P, 2); slip (R, 2): sliding directions of the bounded solve's blocks; G_other (6, nv), drift_other, vel_other (6,): the second body's share of a
-    contact between two bodies; bounded: the bounded solve's scratch (BoundedWork)."""
+    contact between two bodies; hat (R,) int64: 1 for a row of Ĥ that is not H's (Ĥ_Cfz of
+    a slipping or spinning contact: only these rows of H_hat are written), zh (nv,): scratch
+    of its L^-T ĥᵀ; bounded: the bounded solve's scratch (BoundedWork)."""
 
     H: np.ndarray
     H_hat: np.ndarray
@@ -448,6 +457,8 @@ class SolveScratch(NamedTuple):
     vel_other: np.ndarray
     ZT: np.ndarray
     r: np.ndarray
+    hat: np.ndarray
+    zh: np.ndarray
     bounded: BoundedWork
 
 
@@ -455,7 +466,8 @@ def allocate_detection(N: int) -> Detection:
     return Detection(
         np.zeros(N, np.int64), np.zeros(N, np.int64), np.zeros(N, np.int64), np.zeros(N, np.int64), np.zeros(N, np.int64), np.zeros(N), np.zeros((N, 3)),
         np.zeros((N, 3)), np.zeros((N, 3)), np.zeros((N, 4)), np.zeros(N, np.int64), np.zeros(N, np.int64),
-        np.zeros(N, np.int64), np.zeros(N, np.int64), np.zeros(1, np.int64),
+        np.zeros(N, np.int64), np.zeros(N, np.int64), np.zeros(1, np.int64), np.zeros((N, 3)), np.zeros((N, 2)),
+        np.zeros(N, np.int64), np.zeros(2 * N, np.int64),
     )  # fmt: skip
 
 
@@ -497,7 +509,7 @@ def allocate_solve(rows: int, nv: int, P: int) -> SolveScratch:
         np.zeros(R * R), np.zeros(nv), np.zeros((nv, nv)), np.zeros((6, nv)), np.zeros(R + 1, np.int64),
         np.zeros(R, np.int64), np.zeros(R), np.zeros(R), np.zeros(R), np.zeros((P, 2)), np.zeros(R + 1, np.int64),
         np.zeros((R, 2)), np.zeros((6, nv)), np.zeros(6), np.zeros(6), np.zeros(nv * R), np.zeros(R),
-        bounded_work(R, nv, P),
+        np.zeros(R, np.int64), np.zeros(nv), bounded_work(R, nv, P),
     )  # fmt: skip
 
 

@@ -61,7 +61,7 @@ from humanoid_sim.contact.bounded_solve import (
 from humanoid_sim.contact.broad_phase import shape_aabbs_nb, sweep_and_prune_nb
 from humanoid_sim.contact.kernels import (
     _TRI_RULE,
-    classify_nb,
+    classify_into,
     contact_kinematics_nb,
     desired_acceleration_nb,
     detect_points_nb,
@@ -84,7 +84,7 @@ from humanoid_sim.contact.penalty_volume import penalty_volume_free_acceleration
 from humanoid_sim.contact.relaxed_qp import relaxed_qp_nb
 from humanoid_sim.dynamics.integrator import held_forces_nb, hold_wrench_nb, release_held_wrenches_nb, rk4_step_nb
 from humanoid_sim.dynamics.kernels import point_motion_nb, rnea_nb, update_all_nb, velocities_nb
-from humanoid_sim.dynamics.mass_factor import back_project_nb, factor_nb, rows_nb, solve_vec_nb
+from humanoid_sim.dynamics.mass_factor import back_project_nb, factor_nb, rows_nb, solve_lt_vec_nb, solve_vec_nb
 
 __all__ = ["CAPACITY", "NONFINITE", "OK", "SINGULAR", "speculative_band_nb", "step_nb", "update_dynamics_nb"]
 
@@ -190,26 +190,31 @@ def _detect_pairs(d, band, k, key0) -> int:
 
 
 @njit(cache=True)
-def _components(kind, sticking, spin, out) -> int:
-    """Constrained virtual-link components (Table 1, 2) into out (6,); v_z first. Returns
-    their number."""
+def _components(kind, sticking, spin):
+    """The constrained virtual-link components of a contact (Table 1, 2), v_z first: (their
+    number n, the components packed 3 bits each, the r-th read by _component). A code, not
+    an array: the per-contact helpers that read them allocate nothing."""
+    code = VZ
     n = 1
-    out[0] = VZ
     if kind == SURFACE:
-        out[1] = WX
-        out[2] = WY
+        code |= (WX << 3) | (WY << 6)
         n = 3
     elif kind == LINE:
-        out[1] = WY
+        code |= WY << 3
         n = 2
     if sticking:
-        out[n] = VX
-        out[n + 1] = VY
+        code |= (VX << (3 * n)) | (VY << (3 * n + 3))
         n += 2
         if kind != POINT and spin == 0.0:
-            out[n] = WZ
+            code |= WZ << (3 * n)
             n += 1
-    return n
+    return n, code
+
+
+@njit(cache=True, inline="always")
+def _component(code, r):
+    """The r-th component (VX ... WZ) of a _components code."""
+    return (code >> (3 * r)) & 7
 
 
 @njit(cache=True)
@@ -263,20 +268,27 @@ def _refresh(d, tab, i) -> None:
 
 
 @njit(cache=True)
-def _arm(tab, i) -> float:
+def _arm(d, tab, i) -> float:
     """Contact i's torsion arm d [m] (Eq. 30, 33): TORSION_ARM x the mean distance from the
     origin over its area (0 for a point); computed once per area, when first needed."""
     if tab.arm[i] < 0.0:
         if tab.kind[i] == POINT:
             tab.arm[i] = 0.0
         else:
-            st, hs, hc = tab.point_start[i], tab.hull_start[i], tab.hull_count[i]
-            poly = np.empty((hc, 2))
-            for t in range(hc):
-                poly[t, 0] = tab.xy[st + tab.hull[hs + t], 0]
-                poly[t, 1] = tab.xy[st + tab.hull[hs + t], 1]
-            tab.arm[i] = TORSION_ARM * mean_distance_nb(poly, _TRI_RULE)
+            tab.arm[i] = TORSION_ARM * mean_distance_nb(_hull_polygon(d, tab, i), _TRI_RULE)
     return tab.arm[i]
+
+
+@njit(cache=True)
+def _hull_polygon(d, tab, i):
+    """Contact i's hull (hull_count, 2), its xy in hull order, in the detection's scratch
+    (detection.uv: nothing allocated); valid until the scratch is next written."""
+    st, hs, hc = tab.point_start[i], tab.hull_start[i], tab.hull_count[i]
+    poly = d.detection.uv[:hc]
+    for t in range(hc):
+        poly[t, 0] = tab.xy[st + tab.hull[hs + t], 0]
+        poly[t, 1] = tab.xy[st + tab.hull[hs + t], 1]
+    return poly
 
 
 @njit(cache=True)
@@ -392,7 +404,7 @@ def _add_contact(d, tab, nc, npts, j, m, guard) -> tuple:
     tab.face[nc] = det.face[j]
     tab.point_start[nc] = npts
     tab.hull_start[nc] = npts
-    if m == 1:  # a point (every guard): classify_nb's frame of one point, nothing allocated
+    if m == 1:  # a point (every guard): classify_into's frame of one point
         _point_frame(det.normal[j], det.tangent[j], tab.R[nc])
         h = sel[0]
         for c in range(3):
@@ -436,7 +448,7 @@ def _add_contact(d, tab, nc, npts, j, m, guard) -> tuple:
 @njit(cache=True)
 def _point_frame(normal, tangent, R) -> None:
     """The virtual-link axes of a point contact into R (3, 3), columns x, y, z: x the tangent
-    made normal to the normal, z the normal (classify_nb's frame of one point, the same
+    made normal to the normal, z the normal (classify_into's frame of one point, the same
     operations)."""
     dot = tangent[0] * normal[0] + tangent[1] * normal[1] + tangent[2] * normal[2]
     x0, x1, x2 = tangent[0] - normal[0] * dot, tangent[1] - normal[1] * dot, tangent[2] - normal[2] * dot
@@ -452,15 +464,18 @@ def _point_frame(normal, tangent, R) -> None:
 @njit(cache=True)
 def _classify_into(d, tab, nc, npts, j, m) -> None:
     """Kind, frame, points and hull of contact nc from the m > 1 detected points
-    detection.sel[:m] of point j's group (Table 1: kernels.classify_nb), its points from row
+    detection.sel[:m] of point j's group (Table 1: kernels.classify_into), its points from row
     npts; a point contact keeps the deepest one."""
     det = d.detection
     sel, gap, point = det.sel, det.gap, det.point
-    pts = np.empty((m, 3))
+    pts = det.pts
     for t in range(m):
         for c in range(3):
             pts[t, c] = point[sel[t], c]
-    kind, Rv, origin, xy, _, hull = classify_nb(pts, det.normal[j], det.tangent[j], 1e-6, 1e-4)
+    # frame, origin and points straight into the table; the hull through the detection's scratch
+    hull = det.hull
+    kind, hc = classify_into(pts, m, det.normal[j], det.tangent[j], 1e-6, 1e-4, det.uv, det.hull_order, hull, tab.R[nc],
+                             tab.origin[nc], tab.xy[npts : npts + m])  # fmt: skip
     tab.kind[nc] = kind
     mg = 1e300
     if kind == POINT:  # one distinct point: the deepest one
@@ -469,7 +484,7 @@ def _classify_into(d, tab, nc, npts, j, m) -> None:
             if gap[sel[t]] < gap[sel[deep]]:
                 deep = t
         for c in range(3):
-            origin[c] = pts[deep, c]
+            tab.origin[nc, c] = pts[deep, c]
         tab.xy[npts, 0] = 0.0
         tab.xy[npts, 1] = 0.0
         tab.gap[npts] = gap[sel[deep]]
@@ -480,21 +495,15 @@ def _classify_into(d, tab, nc, npts, j, m) -> None:
         tab.hull_count[nc] = 1
     else:
         for t in range(m):
-            tab.xy[npts + t, 0] = xy[t, 0]
-            tab.xy[npts + t, 1] = xy[t, 1]
             g = gap[sel[t]]
             tab.gap[npts + t] = g
             tab.hit[npts + t] = sel[t]
             mg = min(mg, g)
-        for t in range(hull.shape[0]):
+        for t in range(hc):
             tab.hull[npts + t] = hull[t]
         tab.point_count[nc] = m
-        tab.hull_count[nc] = hull.shape[0]
+        tab.hull_count[nc] = hc
     tab.min_gap[nc] = mg
-    for r in range(3):
-        tab.origin[nc, r] = origin[r]
-        for c in range(3):
-            tab.R[nc, r, c] = Rv[r, c]
 
 
 @njit(cache=True)
@@ -612,21 +621,15 @@ def _reduce_area(d, tab, i, h0, h1) -> None:
     n = math.hypot(dx, dy)
     dx, dy = dx / n, dy / n
     # new axes: x along the edge, z the same normal
-    lx = np.empty(3)
-    for r in range(3):
-        lx[r] = R[r, 0] * dx + R[r, 1] * dy
-    nz = np.empty(3)
-    for r in range(3):
-        nz[r] = R[r, 2]
-    ly = np.array([nz[1] * lx[2] - nz[2] * lx[1], nz[2] * lx[0] - nz[0] * lx[2], nz[0] * lx[1] - nz[1] * lx[0]])
+    l0, l1, l2 = R[0, 0] * dx + R[0, 1] * dy, R[1, 0] * dx + R[1, 1] * dy, R[2, 0] * dx + R[2, 1] * dy
+    n0, n1, n2 = R[0, 2], R[1, 2], R[2, 2]
     for r in range(3):
         tab.origin[i, r] += R[r, 0] * mx + R[r, 1] * my
     # coordinates in the new axes: (xy - mid) rotated by the in-plane angle of the edge
     ax0, ay0 = (x0 - mx) * dx + (y0 - my) * dy, -(x0 - mx) * dy + (y0 - my) * dx
     ax1, ay1 = (x1 - mx) * dx + (y1 - my) * dy, -(x1 - mx) * dy + (y1 - my) * dx
-    for r in range(3):
-        tab.R[i, r, 0] = lx[r]
-        tab.R[i, r, 1] = ly[r]
+    tab.R[i, 0, 0], tab.R[i, 1, 0], tab.R[i, 2, 0] = l0, l1, l2
+    tab.R[i, 0, 1], tab.R[i, 1, 1], tab.R[i, 2, 1] = n1 * l2 - n2 * l1, n2 * l0 - n0 * l2, n0 * l1 - n1 * l0
     tab.xy[st, 0], tab.xy[st, 1], tab.xy[st + 1, 0], tab.xy[st + 1, 1] = ax0, ay0, ax1, ay1
     tab.gap[st], tab.gap[st + 1] = g0, g1
     tab.hit[st], tab.hit[st + 1] = k0, k1
@@ -645,7 +648,7 @@ def _mu(d, tab, i, static) -> float:
     return d.statics.mu_s[tab.element[i]] if static else d.statics.mu_d[tab.element[i]]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _hat_row_z(d, tab, i, out) -> None:
     """Ĥ_Cfz of Eq. 36 (slipping) plus the spinning moment's row (Eq. 30) into out (nv,)."""
     mu_d = _mu(d, tab, i, False)
@@ -658,27 +661,26 @@ def _hat_row_z(d, tab, i, out) -> None:
         for col in range(nv):
             out[col] -= mu_d * (sx * G[VX, col] + sy * G[VY, col])
     if tab.spin[i] != 0.0:
-        s = tab.spin[i] * mu_d * _arm(tab, i)
+        s = tab.spin[i] * mu_d * _arm(d, tab, i)
         for col in range(nv):
             out[col] += s * G[WZ, col]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _full_wrench(d, tab, i, lam, r0) -> None:
     """Contact i's wrench (f, n) in its virtual-link frame from its row forces lam[r0:]."""
     f = tab.wrench[i]
     for c in range(6):
         f[c] = 0.0
-    comps = np.empty(6, np.int64)
-    n = _components(tab.kind[i], tab.sticking[i], tab.spin[i], comps)
+    n, code = _components(tab.kind[i], tab.sticking[i], tab.spin[i])
     for r in range(n):
-        f[comps[r]] = lam[r0 + r]
+        f[_component(code, r)] = lam[r0 + r]
     mu_d = d.statics.mu_d[tab.element[i]]
     if not tab.sticking[i]:
         f[VX] = -mu_d * tab.slip[i, 0] * f[VZ]
         f[VY] = -mu_d * tab.slip[i, 1] * f[VZ]
     if tab.spin[i] != 0.0:
-        f[WZ] = tab.spin[i] * mu_d * _arm(tab, i) * f[VZ]
+        f[WZ] = tab.spin[i] * mu_d * _arm(d, tab, i) * f[VZ]
 
 
 # ------------------------------------------------------------------ solves
@@ -727,21 +729,35 @@ def _solve_rows(d, nrow, symmetric, base, x, lam) -> int:
     r = s.r[:k]
     if symmetric:
         return schur_solve_into(s.L, d.tree.dof_parent, s.H[:k], s.rhs[:k], base, x, lam[:k], ZT, B, LB, r)
-    # Ĥ != H (slipping or spinning): B = H A^-1 Ĥᵀ = (L^-T Hᵀ)ᵀ (L^-T Ĥᵀ) is not symmetric
+    # Ĥ != H (slipping or spinning): B = H A^-1 Ĥᵀ = (L^-T Hᵀ)ᵀ (L^-T Ĥᵀ) is not symmetric.
+    # L^-T Ĥᵀ is L^-T Hᵀ but for the few rows of Ĥ that are not H's (s.hat)
     ZhT = s.ZhT[: nv * k].reshape((nv, k))
     parent = d.tree.dof_parent
     rows_nb(s.L, parent, s.H[:k], ZT)
-    rows_nb(s.L, parent, s.H_hat[:k], ZhT)
+    for i in range(nv):
+        for a in range(k):
+            ZhT[i, a] = ZT[i, a]
+    for a in range(k):
+        if s.hat[a]:
+            zh = s.zh
+            for i in range(nv):
+                zh[i] = s.H_hat[a, i]
+            solve_lt_vec_nb(s.L, parent, zh)
+            for i in range(nv):
+                ZhT[i, a] = zh[i]
     for a in range(k):
         t = s.rhs[a]
         for i in range(nv):
             t -= s.H[a, i] * base[i]
         r[a] = t
         for b in range(k):
-            acc = 0.0
-            for i in range(nv):
-                acc += ZT[i, a] * ZhT[i, b]
-            B[a, b] = acc
+            B[a, b] = 0.0
+    for i in range(nv):  # B = ZTᵀ ZhT summed over i in order, along ZhT's rows (contiguous), zeros of ZT skipped
+        for a in range(k):
+            za = ZT[i, a]
+            if za != 0.0:
+                for b in range(k):
+                    B[a, b] += za * ZhT[i, b]
     if not _lu_solve(B, r, lam[:k], LB):
         return 1
     back_project_nb(s.L, parent, ZhT, lam[:k], x)
@@ -760,31 +776,31 @@ def _assemble(d, tab, nc, n_hard, n_fric) -> tuple:
     s = d.solve
     hard = d.hard
     nv = s.H.shape[1]
-    comps = np.empty(6, np.int64)
     row = 0
     symmetric = True
     for i in range(nc):
         if tab.released[i] or tab.bounced[i]:
             continue
-        n = _components(tab.kind[i], tab.sticking[i], tab.spin[i], comps)
+        n, code = _components(tab.kind[i], tab.sticking[i], tab.spin[i])
         tab.row_start[i] = row
         for r in range(n):
-            c = comps[r]
+            c = _component(code, r)
             for col in range(nv):
                 s.H[row + r, col] = tab.G[i, c, col]
-                s.H_hat[row + r, col] = tab.G[i, c, col]
             s.rhs[row + r] = tab.target[i, c]
-        if (not tab.sticking[i]) or tab.spin[i] != 0.0:
+            s.hat[row + r] = 0
+        if (not tab.sticking[i]) or tab.spin[i] != 0.0:  # Ĥ's row differs from H's (only it is written)
             symmetric = False
             _hat_row_z(d, tab, i, s.H_hat[row])
+            s.hat[row] = 1
         row += n
     ncrow = row
     for j in range(n_hard):
         if hard.active[j]:
             for col in range(nv):
                 s.H[row, col] = hard.jacobian[j, col]
-                s.H_hat[row, col] = hard.jacobian[j, col]
             s.rhs[row] = hard.target[j]
+            s.hat[row] = 0
             row += 1
     fr = d.friction
     v = d.out.v_plus
@@ -792,10 +808,9 @@ def _assemble(d, tab, nc, n_hard, n_fric) -> tuple:
         if fr.stick[j]:
             for col in range(nv):
                 s.H[row, col] = 0.0
-                s.H_hat[row, col] = 0.0
             s.H[row, fr.index[j]] = 1.0
-            s.H_hat[row, fr.index[j]] = 1.0
             s.rhs[row] = -v[fr.index[j]] / d.params.dt
+            s.hat[row] = 0
             row += 1
     return row, ncrow, symmetric
 
@@ -841,10 +856,7 @@ def _check(d, tab, i, phase, x, apply, built) -> int:
             if not (min(x0, x1) - 1e-12 <= px <= max(x0, x1) + 1e-12):
                 h0 = 0 if abs(px - x0) < abs(px - x1) else 1
         else:
-            poly = np.empty((hc, 2))
-            for t in range(hc):
-                poly[t, 0] = tab.xy[st + tab.hull[hs + t], 0]
-                poly[t, 1] = tab.xy[st + tab.hull[hs + t], 1]
+            poly = _hull_polygon(d, tab, i)
             if not signed_distance_nb(px, py, poly) >= -1e-12:
                 h0, h1 = nearest_feature_nb(px, py, poly)
         if h0 >= 0:  # the nearest vertex -> point contact, edge -> line contact
@@ -887,7 +899,7 @@ def _check(d, tab, i, phase, x, apply, built) -> int:
                 tab.slip[i, 1] = -f[VY] / ft
             return CHANGED
         if kind != POINT and tab.spin[i] == 0.0:
-            if abs(f[WZ]) > mu_s * fz * _arm(tab, i):
+            if abs(f[WZ]) > mu_s * fz * _arm(d, tab, i):
                 if apply:
                     tab.spin[i] = 1.0 if f[WZ] > 0.0 else -1.0
                 return CHANGED
@@ -975,7 +987,6 @@ def _bounded_rows(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
     s = d.solve
     hard = d.hard
     nv = base.shape[0]
-    comps = np.empty(6, np.int64)
     row = 0
     nb = 0
     nh = 0
@@ -993,16 +1004,17 @@ def _bounded_rows(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
         tab.spin[i] = 0.0
         if phase == ACCELERATION_PHASE:  # position errors corrected beyond the contact band only
             _set_target(d, tab, i, phase, d.params.tolerance)
-        n = _components(tab.kind[i], 1, 0.0, comps)
+        n, code = _components(tab.kind[i], 1, 0.0)
         tab.row_start[i] = row
         for r in range(n):
+            c = _component(code, r)
             for col in range(nv):
-                s.H[row + r, col] = tab.G[i, comps[r], col]
-            s.rhs[row + r] = tab.target[i, comps[r]]
+                s.H[row + r, col] = tab.G[i, c, col]
+            s.rhs[row + r] = tab.target[i, c]
         row += n
         kind = tab.kind[i]
         s.block_kind[nb] = BLOCK_POINT if kind == POINT else (BLOCK_LINE if kind == LINE else BLOCK_SURFACE)
-        s.arm[nb] = _arm(tab, i)
+        s.arm[nb] = _arm(d, tab, i)
         s.bound[nb] = 0.0
         # sliding at the acceleration phase's start (faster than the separating threshold):
         # friction up to μ_d f_z in the half of the disc that does not push along the sliding
@@ -1114,10 +1126,10 @@ def _bounded_rows(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
         f = tab.wrench[i]
         for c in range(6):
             f[c] = 0.0
-        n = _components(tab.kind[i], 1, 0.0, comps)
+        n, code = _components(tab.kind[i], 1, 0.0)
         r0 = tab.row_start[i]
         for r in range(n):
-            f[comps[r]] = s.lam[r0 + r]
+            f[_component(code, r)] = s.lam[r0 + r]
         fz = f[VZ]
         if fz <= 0.0:
             tab.released[i] = 1
@@ -1130,7 +1142,7 @@ def _bounded_rows(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
             tab.sticking[i] = 0
             tab.slip[i, 0] = -f[VX] / ft
             tab.slip[i, 1] = -f[VY] / ft
-        if tab.kind[i] != POINT and abs(f[WZ]) >= mu * fz * _arm(tab, i) * (1.0 - 1e-9):
+        if tab.kind[i] != POINT and abs(f[WZ]) >= mu * fz * _arm(d, tab, i) * (1.0 - 1e-9):
             tab.spin[i] = 1.0 if f[WZ] > 0.0 else (-1.0 if f[WZ] < 0.0 else 0.0)
     out = hard.force if phase == ACCELERATION_PHASE else hard.impulse
     for j in range(n_hard):
@@ -1159,8 +1171,6 @@ def _warm_start(d, tab, nc, n_hard, n_fric, phase, ncrow, lam) -> None:
         lam[ncrow + n_hard + j] = d.friction.torque[j]
     mem = d.memory
     cur = mem.current[0]
-    comps = np.empty(6, np.int64)
-    w = np.empty(6)
     for i in range(nc):
         row = tab.memory_row[i]
         if tab.bounced[i] or row < 0:
@@ -1173,13 +1183,14 @@ def _warm_start(d, tab, nc, n_hard, n_fric, phase, ncrow, lam) -> None:
         ny = mem.moment[cur, row, 1] + dz * f[0] - dx * f[2]
         nz = mem.moment[cur, row, 2] + dx * f[1] - dy * f[0]
         Rv = tab.R[i]
-        for c in range(3):  # world to the virtual-link axes: Rᵀ
-            w[c] = Rv[0, c] * f[0] + Rv[1, c] * f[1] + Rv[2, c] * f[2]
-            w[3 + c] = Rv[0, c] * nx + Rv[1, c] * ny + Rv[2, c] * nz
-        n = _components(tab.kind[i], 1, 0.0, comps)
+        n, code = _components(tab.kind[i], 1, 0.0)
         r0 = tab.row_start[i]
-        for r in range(n):
-            lam[r0 + r] = w[comps[r]]
+        for r in range(n):  # world to the virtual-link axes: Rᵀ
+            c = _component(code, r)
+            if c < 3:
+                lam[r0 + r] = Rv[0, c] * f[0] + Rv[1, c] * f[1] + Rv[2, c] * f[2]
+            else:
+                lam[r0 + r] = Rv[0, c - 3] * nx + Rv[1, c - 3] * ny + Rv[2, c - 3] * nz
 
 
 @njit(cache=True)

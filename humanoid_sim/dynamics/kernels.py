@@ -236,7 +236,7 @@ def body_subspace_nb(i, joint_type, joint_axis, v_index, R, p, S) -> None:
 
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def body_motion_nb(i, k, ndof, v_index, S, v, V, A) -> None:
     """Body i's spatial velocity V[i] = V[k] + S_i qd_i and velocity-product acceleration
     A[i] = A[k] + V[i] x (S_i qd_i) (velocities_nb), from its parent k's (k < 0: the root)."""
@@ -320,7 +320,7 @@ def body_inertia_nb(i, mass, com, inertia_com, R, p, I) -> None:
     I[i, 5, 5] += m * (cc - c2 * c2)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _inertia_times_row(I, i, X, j):
     """I[i] @ X[j] as six floats: I (n, 6, 6), X (m, 6), indexed in place (no views), the
     columns summed in order."""
@@ -336,7 +336,7 @@ def _inertia_times_row(I, i, X, j):
     return t0, t1, t2, t3, t4, t5
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def body_bias_force_nb(i, I, V):
     """Body i's velocity-product force V_i x* (I_i V_i) (I (nb, 6, 6): world-frame inertias
     about the origin; V (nb, 6): velocities; linear-first): with h = I_i V_i, (ω x h_v,
@@ -745,14 +745,15 @@ def update_all_nb(
         # RNEA from the root with q̈ = 0: acc_i = acc_k + (A_i - A_k); f_i = Iw acc_i + V_i x* Iw V_i
         for r in range(6):
             acc[i, r] = a_gravity[r] + A[i, r] if k < 0 else acc[k, r] + A[i, r] - A[k, r]
-        _mat6_vec(Iw[i], acc[i], f[i])
+        # rows indexed in place: a view (Iw[i], f[i]) takes and drops a reference to its array
+        h0, h1, h2, h3, h4, h5 = _inertia_times_row(Iw, i, acc, i)
         b0, b1, b2, b3, b4, b5 = body_bias_force_nb(i, Iw, V)
-        f[i, 0] += b0
-        f[i, 1] += b1
-        f[i, 2] += b2
-        f[i, 3] += b3
-        f[i, 4] += b4
-        f[i, 5] += b5
+        f[i, 0] = h0 + b0
+        f[i, 1] = h1 + b1
+        f[i, 2] = h2 + b2
+        f[i, 3] = h3 + b3
+        f[i, 4] = h4 + b4
+        f[i, 5] = h5 + b5
         for r in range(6):
             for c in range(6):
                 Ic[i, r, c] = Iw[i, r, c]
@@ -760,7 +761,7 @@ def update_all_nb(
         k = parent[i]
         vi = v_index[i]
         for d in range(ndof[i]):
-            b[vi + d] = _dot6(S[vi + d], f[i])
+            b[vi + d] = _dot6_rows(S, vi + d, f, i)
         # the CRBA's columns of body i's dofs: Ic_i is complete (its subtree has been added)
         for d in range(ndof[i]):
             kk = vi + d

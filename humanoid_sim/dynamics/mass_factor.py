@@ -33,6 +33,7 @@ __all__ = [
     "rows_gram_nb",
     "rows_nb",
     "solve_columns_nb",
+    "solve_lt_vec_nb",
     "solve_vec_nb",
 ]
 
@@ -136,6 +137,21 @@ def _solve_lt_columns_nb(L, parent, Z) -> None:
             lki = L[k, i]
             for c in range(m):
                 Z[i, c] -= lki * Z[k, c]
+            i = parent[i]
+
+
+@njit(cache=True)
+def solve_lt_vec_nb(L, parent, z) -> None:
+    """z (n,) = L⁻ᵀ z in place: one column of _solve_lt_columns_nb, the same arithmetic."""
+    n = z.shape[0]
+    for k in range(n - 1, -1, -1):
+        zk = z[k] * (1.0 / L[k, k])
+        z[k] = zk
+        if zk == 0.0:
+            continue
+        i = parent[k]
+        while i >= 0:
+            z[i] -= L[k, i] * zk
             i = parent[i]
 
 

@@ -19,6 +19,7 @@ from humanoid_sim.dynamics.mass_factor import (
     rows_gram_nb,
     rows_nb,
     solve_columns_nb,
+    solve_lt_vec_nb,
     solve_vec_nb,
 )
 from humanoid_sim.model import load_urdf
@@ -106,7 +107,8 @@ def _dense_problem(rng):
 @pytest.mark.parametrize("problem", [_tree_problem, _dense_problem], ids=["humanoid_tree", "dense_chain"])
 def test_products_with_the_factor_are_the_dense_ones(problem, rng: np.random.Generator) -> None:
     """What the checked and bounded solves build B from: L⁻ᵀ Hᵀ, H M⁻¹ Hᵀ (exactly
-    symmetric), M⁻¹ Hᵀ λ, the unsymmetric H M⁻¹ Ĥᵀ from two row products, and M⁻¹ b."""
+    symmetric), M⁻¹ Hᵀ λ, the unsymmetric H M⁻¹ Ĥᵀ from two row products (L⁻ᵀ ĥᵀ of one
+    row alone the same), and M⁻¹ b."""
     M, parent = problem(rng)
     n, k = M.shape[0], 5
     L = np.zeros_like(M)
@@ -121,6 +123,10 @@ def test_products_with_the_factor_are_the_dense_ones(problem, rng: np.random.Gen
     np.testing.assert_allclose(B, H @ np.linalg.solve(M, H.T), rtol=1e-10, atol=1e-12 * scale)
     assert np.array_equal(B, B.T)
     np.testing.assert_allclose(ZT.T @ ZhT, H @ np.linalg.solve(M, H_hat.T), rtol=1e-10, atol=1e-12 * scale)
+    for a in range(k):  # one row of Ĥ alone: the same column, to the last bit
+        z = H_hat[a].copy()
+        solve_lt_vec_nb(L, parent, z)
+        assert np.array_equal(z, ZhT[:, a])
     y = np.empty(n)
     back_project_nb(L, parent, ZhT, lam, y)
     np.testing.assert_allclose(y, np.linalg.solve(M, H_hat.T @ lam), rtol=1e-10, atol=1e-12 * scale)
