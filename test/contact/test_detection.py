@@ -4,6 +4,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from scipy.spatial import ConvexHull
 
 from humanoid_sim.contact import kernels
 from humanoid_sim.contact.detection import ContactDetector
@@ -150,6 +151,20 @@ def test_gap_plane_is_the_least_squares_plane(rng, kind):
     expected = np.zeros(3)
     expected[cols] = np.linalg.lstsq(np.column_stack([np.ones(n), xy])[:, cols], gap, rcond=None)[0]
     assert np.allclose(np.array(kernels.gap_plane_nb(xy, gap, kind)), expected, rtol=1e-9, atol=1e-15)
+
+
+@pytest.mark.parametrize("n", [4, 8, 17, 64])
+def test_the_hull_of_many_points_is_the_convex_hull_of_all_of_them(rng, n):
+    """The hull's points are sorted by a merge sort in scratch (kernels.convex_hull_into): for
+    any number of points, a duplicate among them, it is the convex hull (scipy's vertices),
+    counter-clockwise."""
+    pts = rng.uniform(-0.1, 0.1, (n, 2))
+    pts[n // 2] = pts[0]
+    hull = convex_hull_2d(pts)
+    expected = ConvexHull(pts).vertices
+    assert sorted(map(tuple, pts[hull])) == sorted(map(tuple, pts[expected]))
+    a, b, c = pts[hull], np.roll(pts[hull], -1, axis=0), np.roll(pts[hull], -2, axis=0)
+    assert np.all((b[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1]) - (b[:, 1] - a[:, 1]) * (c[:, 0] - a[:, 0]) > 0)
 
 
 def test_hull_centroid_and_nearest_feature():
