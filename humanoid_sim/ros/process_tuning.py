@@ -15,6 +15,7 @@ import ctypes
 import gc
 import os
 import signal
+import sys
 from collections.abc import Callable
 
 import rclpy
@@ -72,12 +73,23 @@ def exit_with_parent(sig: int = signal.SIGINT) -> bool:
     return True
 
 
+def quiet_interrupt_in_finalizer(unraisable) -> None:
+    """A ``sys.unraisablehook``: a Ctrl-C / SIGINT that lands while a finalizer runs (a
+    ``__del__``, e.g. llvmlite's while the kernels load) cannot propagate and is dropped
+    without a traceback -- rclpy has already shut its context down, so the starting node stops
+    there as it would have; anything else goes to the default hook."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        return
+    sys.__unraisablehook__(unraisable)
+
+
 def run_node_main(run: Callable[[list[str] | None], int], argv: list[str] | None) -> int:
     """A node executable's main: ``run(argv)`` (init, spin, shutdown; returns the exit code),
     asking for SIGINT when the starting process dies (exit_with_parent); a Ctrl-C / SIGINT
     that comes while the node starts (compiles) or stops ends it with exit code 0 and no
-    traceback."""
+    traceback, also one that lands in a finalizer (quiet_interrupt_in_finalizer)."""
     exit_with_parent()
+    sys.unraisablehook = quiet_interrupt_in_finalizer
     try:
         return run(argv)
     except KeyboardInterrupt:
