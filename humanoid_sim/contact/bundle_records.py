@@ -22,16 +22,26 @@ taking and dropping them costs no atomic operation either (a standing step of th
 ~8 µs). Whoever builds the records keeps the NamedTuples, the arrays' owners, alive as long as
 the records: step_data.StepData holds them in its field ``owners``. ``unowned`` makes the same
 view of one array, for the arrays a compiled entry point is handed (the state, the efforts).
+
+A record handed from helper to helper is itself counted: each call takes and drops a reference
+to it, and so does each read of a record inside a record (``d.tables[k]``, ``d.solve``): ~1000
+atomic operations in a step of the lying humanoid, ~11 µs. ``borrow(record)`` gives a
+``Borrowed`` view of a record: the address of its fields, with no reference count, whose
+records inside read as borrowed views too. A compiled entry point borrows the record it is
+handed, which keeps the record alive for the call, and hands on only the borrowed view; a
+borrowed view cannot leave compiled code.
 """
 
 from __future__ import annotations
 
 from numba import carray
-from numba.core import cgutils, types
+from numba.core import cgutils, imputils, types
+from numba.core.datamodel import models
+from numba.core.typing.templates import AttributeTemplate
 from numba.experimental import structref
-from numba.extending import intrinsic, overload
+from numba.extending import infer_getattr, intrinsic, lower_getattr_generic, overload, register_model
 
-__all__ = ["bundle_record", "unowned", "unowned_fields"]
+__all__ = ["Borrowed", "borrow", "bundle_record", "unowned", "unowned_fields"]
 
 
 def _unliteral_fields(self, fields):
@@ -104,3 +114,77 @@ def _unowned_fields_overload(bundle):
     namespace = {"unowned": unowned}
     exec(source, namespace)  # one tuple of n fields, n known at compile time
     return namespace["fields"]
+
+
+class Borrowed(types.Type):
+    """The numba type of a borrowed view of a StructRef record (module docstring): the
+    address of the record's fields, without a reference count. Reading a field gives the
+    field, a record field (or a homogeneous tuple of them) as a borrowed view in its turn."""
+
+    def __init__(self, record: types.StructRef):
+        self.record = record
+        super().__init__(name=f"Borrowed({record})")
+
+
+@register_model(Borrowed)
+class _BorrowedModel(models.OpaqueModel):
+    """A borrowed view is a bare pointer to the record's fields: nothing to count."""
+
+
+def _borrowed_type(typ):
+    """The type a field of type ``typ`` reads as from a borrowed view."""
+    if isinstance(typ, types.StructRef):
+        return Borrowed(typ)
+    if isinstance(typ, types.UniTuple) and isinstance(typ.dtype, types.StructRef):
+        return types.UniTuple(Borrowed(typ.dtype), typ.count)
+    return typ
+
+
+def _fields_pointer(context, builder, record_type, value):
+    """The address of the fields of the StructRef ``value`` of ``record_type``, as i8*: its
+    meminfo's data, read without taking a reference."""
+    meminfo = cgutils.create_struct_proxy(record_type)(context, builder, value=value).meminfo
+    return builder.bitcast(context.nrt.meminfo_data(builder, meminfo), cgutils.voidptr_t)
+
+
+def _borrowed_value(context, builder, typ, value):
+    """The field ``value`` of type ``typ`` as it reads from a borrowed view (_borrowed_type)."""
+    if isinstance(typ, types.StructRef):
+        return _fields_pointer(context, builder, typ, value)
+    if isinstance(typ, types.UniTuple) and isinstance(typ.dtype, types.StructRef):
+        items = [_fields_pointer(context, builder, typ.dtype, builder.extract_value(value, i))
+                 for i in range(typ.count)]
+        return context.make_tuple(builder, _borrowed_type(typ), items)
+    return imputils.impl_ret_borrowed(context, builder, typ, value)
+
+
+@intrinsic
+def borrow(typingctx, record):
+    """In compiled code: a borrowed view of the StructRef ``record`` (module docstring); the
+    caller keeps ``record`` alive while the view is used. A borrowed view is returned as it is."""
+    if isinstance(record, Borrowed):
+        return record(record), lambda context, builder, signature, args: args[0]
+    if not isinstance(record, types.StructRef):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return _fields_pointer(context, builder, record, args[0])
+
+    return Borrowed(record)(record), codegen
+
+
+@infer_getattr
+class _BorrowedAttribute(AttributeTemplate):
+    key = Borrowed
+
+    def generic_resolve(self, typ, attr):
+        if attr in typ.record.field_dict:
+            return _borrowed_type(typ.record.field_dict[attr])
+
+
+@lower_getattr_generic(Borrowed)
+def _borrowed_getattr(context, builder, typ, value, attr):
+    fields_type = typ.record.get_data_type()
+    pointer = builder.bitcast(value, context.data_model_manager[fields_type].get_value_type().as_pointer())
+    fields = cgutils.create_struct_proxy(fields_type)(context, builder, ref=pointer)
+    return _borrowed_value(context, builder, typ.record.field_dict[attr], getattr(fields, attr))

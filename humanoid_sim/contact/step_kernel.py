@@ -59,6 +59,7 @@ from humanoid_sim.contact.bounded_solve import (
     bounded_solve_nb,
 )
 from humanoid_sim.contact.broad_phase import shape_aabbs_nb, sweep_and_prune_nb
+from humanoid_sim.contact.bundle_records import borrow
 from humanoid_sim.contact.kernels import (
     _TRI_RULE,
     classify_into,
@@ -1458,10 +1459,12 @@ def _copy_contact(src, i, dst, j, point_start) -> int:
 
 
 @njit(cache=True)
-def update_dynamics_nb(d, q, v) -> bool:
-    """Step 1 of Simulator.step: the dynamics workspace d.dyn at (q (nq,), v (nv,)) --
-    kinematics, M with the armature and implicit damping on its diagonal, b -- and M's
-    tree factor M = Lᵀ L into d.solve.L (dynamics/mass_factor.py). False when M is not positive definite."""
+def update_dynamics_nb(data, q, v) -> bool:
+    """Step 1 of Simulator.step: the dynamics workspace d.dyn of the StepData ``data`` (d, or
+    its borrowed view: contact/bundle_records.py) at (q (nq,), v (nv,)) -- kinematics, M with
+    the armature and implicit damping on its diagonal, b -- and M's tree factor M = Lᵀ L into
+    d.solve.L (dynamics/mass_factor.py). False when M is not positive definite."""
+    d = borrow(data)
     t, dyn = d.tree, d.dyn
     update_all_nb(t.parent, t.joint_type, t.joint_axis, t.R_parent_joint, t.p_parent_joint, t.mass, t.com,
                   t.inertia_com, t.q_index, t.v_index, t.ndof, dyn.a_gravity, q, v, dyn.R, dyn.p, dyn.S, dyn.V,

@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from humanoid_sim.contact.bundle_records import unowned
+from humanoid_sim.contact.bundle_records import borrow, unowned
 from humanoid_sim.contact.step_kernel import step_nb, update_dynamics_nb
 from humanoid_sim.dynamics.mass_factor import solve_columns_nb
 from humanoid_sim.limits.velocity_limits import (
@@ -120,14 +120,17 @@ def limit_velocity_nb(act, L, parent, b, v, damping, external, dt) -> None:
 
 
 @njit(cache=True)
-def advance_nb(d, q, v, tau_cmd, external, soft, n_hard) -> int:
-    """One step from (q (nq,), v (nv,)) with the commanded efforts tau_cmd (nj,), the external
-    generalized forces ``external`` (nv,) (pushes; the velocity-limit rule counts them) and the
-    providers' soft-row forces ``soft`` (nv,), and the first n_hard rows of d.hard (module
-    docstring). Returns NONFINITE_EFFORT or SINGULAR_MASS (nothing done), else step_nb's status;
-    d.actuation.applied then holds the applied efforts, d.out the new state and the reports."""
-    # the caller's arrays as unowned views (contact/bundle_records.py): handed on from helper to
-    # helper without an atomic reference count each time; the caller keeps them alive
+def advance_nb(data, q, v, tau_cmd, external, soft, n_hard) -> int:
+    """One step of the StepData ``data`` (d below) from (q (nq,), v (nv,)) with the commanded
+    efforts tau_cmd (nj,), the external generalized forces ``external`` (nv,) (pushes; the
+    velocity-limit rule counts them) and the providers' soft-row forces ``soft`` (nv,), and the
+    first n_hard rows of d.hard (module docstring). Returns NONFINITE_EFFORT or SINGULAR_MASS
+    (nothing done), else step_nb's status; d.actuation.applied then holds the applied efforts,
+    d.out the new state and the reports."""
+    # the record borrowed, the caller's arrays as unowned views (contact/bundle_records.py):
+    # handed on from helper to helper without an atomic reference count each time; the caller
+    # keeps them alive
+    d = borrow(data)
     q, v, tau_cmd, external, soft = unowned(q), unowned(v), unowned(tau_cmd), unowned(external), unowned(soft)
     act = d.actuation
     applied, lower, upper, joints = act.applied, act.lower, act.upper, act.joints

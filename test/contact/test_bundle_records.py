@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from numba import njit, typeof
 
-from humanoid_sim.contact.bundle_records import unowned, unowned_fields
+from humanoid_sim.contact.bundle_records import Borrowed, borrow, bundle_record, unowned, unowned_fields
 from humanoid_sim.contact.step_data import ContactTableRecord, ContactTableRecordType, allocate_contact_table
 
 
@@ -100,3 +100,48 @@ def test_the_step_record_keeps_the_bundles_its_views_point_into():
     for _ in range(50):
         r = sim.step(None)
     assert r.contacts and np.all(np.isfinite(r.q))
+
+
+class _Holder(NamedTuple):
+    table: object
+    pair: object
+    scale: float
+    weights: np.ndarray
+
+
+_HolderRecordType, _HolderRecord = bundle_record(_Holder, __name__)
+
+
+@njit
+def _holder(tab, weights):
+    rec = ContactTableRecord(*unowned_fields(tab))
+    return _HolderRecord(rec, (rec, ContactTableRecord(*tab)), 3.0, weights)
+
+
+@njit(inline="never")
+def _write_borrowed(h, i, value):
+    h.table.min_gap[i] = value  # a record inside a borrowed record
+    h.pair[1].G[i, 0, 0] = h.scale * value  # a tuple of records inside it
+    h.weights[i] += value  # an array field
+    return h.pair[0].body.shape[0]
+
+
+@njit
+def _through_borrowed(holder, i, value):
+    h = borrow(holder)
+    return _write_borrowed(borrow(h), i, value)  # borrowing a borrowed view gives it back
+
+
+def test_a_borrowed_record_reads_and_writes_the_same_arrays_its_records_too():
+    tab, weights = allocate_contact_table(3, 5, 4), np.zeros(3)
+    holder = _holder(tab, weights)
+    assert _through_borrowed(holder, 2, 0.5) == 3
+    assert tab.min_gap[2] == 0.5 and tab.G[2, 0, 0] == 1.5 and weights[2] == 0.5
+    assert np.count_nonzero(tab.min_gap) == 1 and np.count_nonzero(tab.G) == 1 and np.count_nonzero(weights) == 1
+
+
+def test_a_helper_handed_a_borrowed_view_is_compiled_for_the_view_not_the_record():
+    holder = _holder(allocate_contact_table(1, 1, 1), np.zeros(1))
+    _through_borrowed(holder, 0, 1.0)
+    # a pointer, not a counted record: no reference taken on the way in or out
+    assert [sig[0] for sig in _write_borrowed.signatures] == [Borrowed(typeof(holder))]
