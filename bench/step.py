@@ -8,7 +8,9 @@ as ours: 69 kg), a free joint for the floating base, the same collision shapes (
 feet are boxes), a ground plane, timestep 1 ms and otherwise MuJoCo's defaults (Euler,
 Newton solver, pyramidal cone, default solref/solimp); robot geoms touch only the
 ground (no self-collision, as in ours). Printed: median and mean step cost [µs],
-real-time factor, the cost with the range-of-motion provider active, ratio to MuJoCo,
+real-time factor, the cost with the range-of-motion provider active, ratio to MuJoCo (and,
+beside it, MuJoCo's cost and our ratio with its fourth-order Runge-Kutta integrator, the
+order of ours: the targets are against its default),
 foot slip [m] and worst penetration [m] of both after the run, and a profile of where
 our step spends its time; the cost with self-collision on beside the cost without (same
 run, 2 s each).
@@ -185,10 +187,14 @@ def mujoco_state(m, model, q0):
     return d, qadr, dadr
 
 
-def run_mujoco(seconds: float, model, q0, ctrl):
+def run_mujoco(seconds: float, model, q0, ctrl, rk4: bool = False):
+    """Step costs [s], foot slip [m] and worst penetration [m] of MuJoCo standing under ctrl;
+    rk4: its fourth-order Runge-Kutta integrator instead of its default (Euler)."""
     import mujoco
 
     m = mujoco_model(model)
+    if rk4:
+        m.opt.integrator = mujoco.mjtIntegrator.mjINT_RK4
     d, qadr, dadr = mujoco_state(m, model, q0)
     soles = [m.body(f).id for f in FEET]
     sole0 = [d.xpos[b].copy() for b in soles]
@@ -230,11 +236,14 @@ def fall_ours(seconds: float):
     return np.asarray(costs), sim.t, float(sim.q[2]), failure, model
 
 
-def fall_mujoco(seconds: float, model, q0):
-    """Step costs [s] of MuJoCo's passive fall from the same q0 (zero torque, at rest)."""
+def fall_mujoco(seconds: float, model, q0, rk4: bool = False):
+    """Step costs [s] of MuJoCo's passive fall from the same q0 (zero torque, at rest), and its
+    base height at the end [m]; rk4: its fourth-order Runge-Kutta integrator."""
     import mujoco
 
     m = mujoco_model(model)
+    if rk4:
+        m.opt.integrator = mujoco.mjtIntegrator.mjINT_RK4
     steps = int(round(seconds / DT))
     for timed in (False, True):
         d, _, _ = mujoco_state(m, model, q0)
@@ -274,6 +283,12 @@ def print_fall(seconds: float) -> None:
             f"  ratio humanoid_sim / MuJoCo over the fall: mean step {ours.mean() / mj.mean():.1f}, "
             f"median step {np.median(ours) / np.median(mj):.1f}"
         )
+    rk, rk_z = fall_mujoco(fall_s, model, q0, rk4=True)
+    print(
+        f"  MuJoCo RK4:   step cost mean {rk.mean() * 1e6:8.1f} µs, median {np.median(rk) * 1e6:8.1f} µs "
+        f"(its Runge-Kutta integrator, the order of ours; base height at the end {rk_z:.3f} m)"
+        + (f"; ratio, mean step {ours.mean() / rk.mean():.1f}" if len(ours) else "")
+    )
 
 
 def profile_ours(sim, ctrl, steps: int = 500) -> str:
@@ -323,6 +338,12 @@ def main() -> None:
         mj = None
     if mj is not None:
         print_standing_mujoco(mj, mslip, mpen, med, seconds)
+        rk, rslip, rpen = run_mujoco(seconds, sim.model, sim.reset("stand"), ctrl, rk4=True)
+        print(
+            f"  with MuJoCo's RK4 integrator (the order of ours): step cost median {np.median(rk) * 1e6:8.1f} µs "
+            f"(slip {rslip:.3e} m, penetration {rpen:.3e} m); "
+            f"ratio humanoid_sim / MuJoCo RK4 {med / (np.median(rk) * 1e6):.2f}"
+        )
     if "--no-fall" not in sys.argv:
         print_fall(seconds)
     if "--no-profile" not in sys.argv:
