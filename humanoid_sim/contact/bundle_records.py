@@ -29,7 +29,7 @@ atomic operations in a step of the lying humanoid, ~11 µs. ``borrow(record)`` g
 ``Borrowed`` view of a record: the address of its fields, with no reference count, whose
 records inside read as borrowed views too. A compiled entry point borrows the record it is
 handed, which keeps the record alive for the call, and hands on only the borrowed view; a
-borrowed view cannot leave compiled code.
+borrowed view cannot leave compiled code (returned to Python, it raises TypeError).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from numba.core import cgutils, imputils, types
 from numba.core.datamodel import models
 from numba.core.typing.templates import AttributeTemplate
 from numba.experimental import structref
-from numba.extending import infer_getattr, intrinsic, lower_getattr_generic, overload, register_model
+from numba.extending import box, infer_getattr, intrinsic, lower_getattr_generic, overload, register_model
 
 __all__ = ["Borrowed", "borrow", "bundle_record", "unowned", "unowned_fields"]
 
@@ -188,3 +188,10 @@ def _borrowed_getattr(context, builder, typ, value, attr):
     pointer = builder.bitcast(value, context.data_model_manager[fields_type].get_value_type().as_pointer())
     fields = cgutils.create_struct_proxy(fields_type)(context, builder, ref=pointer)
     return _borrowed_value(context, builder, typ.record.field_dict[attr], getattr(fields, attr))
+
+
+@box(Borrowed)
+def _box_borrowed(typ, value, c):
+    """A borrowed view returned to Python: TypeError (it would outlive the record it points into)."""
+    c.pyapi.err_set_string("PyExc_TypeError", f"a {typ} cannot leave compiled code: return the record itself")
+    return cgutils.get_null_value(c.pyapi.pyobj)

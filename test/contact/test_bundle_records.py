@@ -145,3 +145,16 @@ def test_a_helper_handed_a_borrowed_view_is_compiled_for_the_view_not_the_record
     _through_borrowed(holder, 0, 1.0)
     # a pointer, not a counted record: no reference taken on the way in or out
     assert [sig[0] for sig in _write_borrowed.signatures] == [Borrowed(typeof(holder))]
+
+
+@njit
+def _returned_borrowed(holder):
+    return borrow(holder)
+
+
+def test_a_borrowed_view_returned_to_python_raises_and_its_type_pickles():
+    holder = _holder(allocate_contact_table(1, 1, 1), np.zeros(1))
+    with pytest.raises(TypeError, match="cannot leave compiled code"):
+        _returned_borrowed(holder)
+    typ = Borrowed(typeof(holder))
+    assert pickle.loads(pickle.dumps(typ)) == typ  # as numba's cache stores a helper's signature
