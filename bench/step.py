@@ -135,10 +135,11 @@ def run_ours(seconds: float, with_limits: bool = False, self_collision: bool = F
     return costs, slip, pen, sim, ctrl
 
 
-def mujoco_model(model, urdf_text: str | None = None, floating: bool = True):
+def mujoco_model(model, urdf_text: str | None = None, floating: bool = True, rk4: bool = False):
     """MuJoCo model of a URDF (urdf_text; None: the bundled humanoid) as in our scene: a
     ground plane, timestep DT, robot geoms touching the ground only; floating: its root
-    body gets a free joint (False: the URDF's base stays fixed to the world)."""
+    body gets a free joint (False: the URDF's base stays fixed to the world); rk4: its
+    fourth-order Runge-Kutta integrator instead of its default (Euler)."""
     import mujoco
 
     src = URDF.read_text() if urdf_text is None else urdf_text
@@ -166,6 +167,8 @@ def mujoco_model(model, urdf_text: str | None = None, floating: bool = True):
     m.geom_conaffinity[:] = 0
     m.geom_contype[ground] = 0
     m.geom_conaffinity[ground] = 1
+    if rk4:
+        m.opt.integrator = mujoco.mjtIntegrator.mjINT_RK4
     return m
 
 
@@ -192,9 +195,7 @@ def run_mujoco(seconds: float, model, q0, ctrl, rk4: bool = False):
     rk4: its fourth-order Runge-Kutta integrator instead of its default (Euler)."""
     import mujoco
 
-    m = mujoco_model(model)
-    if rk4:
-        m.opt.integrator = mujoco.mjtIntegrator.mjINT_RK4
+    m = mujoco_model(model, rk4=rk4)
     d, qadr, dadr = mujoco_state(m, model, q0)
     soles = [m.body(f).id for f in FEET]
     sole0 = [d.xpos[b].copy() for b in soles]
@@ -241,9 +242,7 @@ def fall_mujoco(seconds: float, model, q0, rk4: bool = False):
     base height at the end [m]; rk4: its fourth-order Runge-Kutta integrator."""
     import mujoco
 
-    m = mujoco_model(model)
-    if rk4:
-        m.opt.integrator = mujoco.mjtIntegrator.mjINT_RK4
+    m = mujoco_model(model, rk4=rk4)
     steps = int(round(seconds / DT))
     for timed in (False, True):
         d, _, _ = mujoco_state(m, model, q0)
