@@ -17,7 +17,8 @@ run, 2 s each).
 
 A passive fall beside it: the same humanoid from "stand" with zero torque on both
 simulators (same URDF, same initial state), the mean step cost over the first 2 s of the
-fall (the collapse onto the ground) for both, and the ratio; a fall that raises is reported
+fall (the collapse onto the ground) for both, and the ratio; ours also with the
+range-of-motion provider, as the node runs it (joints at their stops while it lies); a fall that raises is reported
 with its message and the cost of the steps it made. Each simulator runs the fall once
 untimed first (first-call costs). The machine load is printed beside the timings.
 
@@ -213,12 +214,15 @@ def run_mujoco(seconds: float, model, q0, ctrl, rk4: bool = False):
     return costs, slip, pen
 
 
-def fall_ours(seconds: float):
+def fall_ours(seconds: float, with_limits: bool = False):
     """Step costs [s] of our passive fall from "stand" (zero torque), the simulated time
     reached [s], the base height then [m] and the failure message (None when the fall ran
-    to the end)."""
+    to the end); with_limits: the range-of-motion provider active (as in the node)."""
     model = load_urdf(URDF)
-    sim = Simulator(model, SimulatorConfig(dt=DT))
+    providers = []
+    if with_limits:
+        providers = [RangeOfMotionProvider(model, load_range_of_motion(REPO / "config" / "range_of_motion.yaml"))]
+    sim = Simulator(model, SimulatorConfig(dt=DT), providers=providers)
     steps = int(round(seconds / DT))
     costs: list[float] = []
     failure = None
@@ -281,6 +285,13 @@ def print_fall(seconds: float) -> None:
         print(
             f"  ratio humanoid_sim / MuJoCo over the fall: mean step {ours.mean() / mj.mean():.1f}, "
             f"median step {np.median(ours) / np.median(mj):.1f}"
+        )
+    lim, _, _, lim_failure, _ = fall_ours(fall_s, with_limits=True)
+    if len(lim):
+        print(
+            f"  humanoid_sim with the range-of-motion provider (as the node runs): step cost mean "
+            f"{lim.mean() * 1e6:8.1f} µs, median {np.median(lim) * 1e6:8.1f} µs; ratio to MuJoCo, mean step "
+            f"{lim.mean() / mj.mean():.1f}" + (f"  FAILED: {lim_failure}" if lim_failure else "")
         )
     rk, rk_z = fall_mujoco(fall_s, model, q0, rk4=True)
     print(

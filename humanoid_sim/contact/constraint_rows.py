@@ -48,6 +48,8 @@ from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
+from humanoid_sim.contact.kernels import all_finite
+
 
 class OneSidedRows(NamedTuple):
     """A batch of k one-sided constraint rows (see the module docstring).
@@ -94,9 +96,10 @@ class OneSidedRows(NamedTuple):
                 raise ValueError(f"OneSidedRows.{name} has shape {np.shape(arr)}, expected ({k},)")
         if len(self.names) != k:
             raise ValueError(f"OneSidedRows.names has {len(self.names)} labels, expected {k}")
-        if not np.all(np.isfinite(self.jacobian)) or not np.all(np.isfinite(self.drift)):
+        finite = all_finite(np.asarray(self.jacobian, dtype=float)) and all_finite(np.asarray(self.drift, dtype=float))
+        if not finite:
             raise ValueError("OneSidedRows: non-finite jacobian or drift")
-        if np.any((self.restitution < 0) | (self.restitution > 1)):
+        if k and (np.min(self.restitution) < 0 or np.max(self.restitution) > 1):
             raise ValueError("OneSidedRows.restitution must lie in [0, 1]")
 
 

@@ -19,8 +19,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from humanoid_sim.limits.kernels import group_rotation_nb, group_rows_with_drift_nb
+from humanoid_sim.limits.kernels import group_rotation_nb, group_rows_of_nb
 from humanoid_sim.limits.range_config import BallJointRange, joint_body
+from humanoid_sim.limits.range_tables import limit_rows, limit_work, range_tables
 from humanoid_sim.limits.swing_twist import SwingTwist, swing_twist_angles
 from humanoid_sim.model.robot_model import RobotModel
 
@@ -69,17 +70,12 @@ class BallJointKinematics:
         for k in range(3):
             R = R @ self.R_zero[k]
         self.R_reference = R  # R_P_b3 at the all-zero posture
-        g, b = group, group.boundary
-        self._args = (
-            self.R_zero, self.axes, self.R_reference, np.ascontiguousarray(g.twist_axis),
-            np.ascontiguousarray(g.zero_azimuth_axis), np.ascontiguousarray(g.azimuth_axis_2),
-            np.ascontiguousarray(b.coefficients), np.ascontiguousarray(b.samples),
-            np.ascontiguousarray(b.twist_lower), np.ascontiguousarray(b.twist_upper),
-            float(b.centre_twist[0]), float(b.centre_twist[1]), float(b.orientation),
-        )  # fmt: skip
-        # kernel outputs, allocated once (one evaluation at a time per group)
-        self._gap, self._row, self._drift = np.empty(3), np.empty((3, 3)), np.empty(3)
-        self._active = np.zeros(3, dtype=np.bool_)
+        # the group alone as the compiled tables (no stops), and its evaluation's scratch (no
+        # rows of a whole robot): allocated once, one evaluation at a time
+        no_stops = np.zeros(0, np.int64)
+        rows = limit_rows(0, 0)
+        self._scratch = rows.group
+        self._work = limit_work(range_tables(no_stops, no_stops, np.zeros(0), np.zeros(0), [self]), rows)
 
     def state(self, q_group: np.ndarray) -> GroupState:
         """Posture of the group at joint angles ``q_group`` [rad], shape (3,)."""
@@ -99,11 +95,12 @@ class BallJointKinematics:
         q_group [rad], qd_group [rad/s], shape (3,). A row is active when
         gap + lookahead * min(0, d gap/dt) < band (band [rad], lookahead [s]).
         """
-        gap, row, drift, active = self._gap, self._row, self._drift, self._active
-        group_rows_with_drift_nb(
-            *self._args, np.asarray(q_group, dtype=np.float64), np.asarray(qd_group, dtype=np.float64),
-            float(band), float(lookahead), gap, row, drift, active,
+        sc = self._scratch
+        group_rows_of_nb(
+            self._work, 0, np.asarray(q_group, dtype=np.float64), np.asarray(qd_group, dtype=np.float64),
+            float(band), float(lookahead),
         )
+        gap, row, drift, active = sc.gap, sc.row, sc.drift, sc.active
         return [GroupRow(ROW_KINDS[k], float(gap[k]), row[k].copy(), float(drift[k])) for k in range(3) if active[k]]
 
 

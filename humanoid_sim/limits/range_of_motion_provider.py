@@ -17,9 +17,10 @@ from typing import NamedTuple
 import numpy as np
 
 from humanoid_sim.contact.constraint_rows import OneSidedRows
-from humanoid_sim.limits.ball_joint_rows import BallJointKinematics
-from humanoid_sim.limits.kernels import rows_screen_nb
+from humanoid_sim.limits.ball_joint_rows import ROW_KINDS, BallJointKinematics
+from humanoid_sim.limits.kernels import limit_rows_nb
 from humanoid_sim.limits.range_config import RangeOfMotionConfig, joint_body
+from humanoid_sim.limits.range_tables import LimitWork, limit_rows, limit_work, range_tables
 from humanoid_sim.model.robot_model import JointType, RobotModel
 
 
@@ -89,47 +90,36 @@ class RangeOfMotionProvider:
         self._empty = OneSidedRows.empty(model.nv)
         self._last = self._empty
         self._forces = np.zeros(0)
-        self._screen_groups = tuple(self.groups)
-        self._screen = self._screen_tables()
+        self._tables_groups: tuple = ()
+        self._refresh_tables()
 
-    def _screen_tables(self) -> tuple | None:
-        """Constant arrays of ``rows_screen_nb``: stops and the groups padded to one shape
-        (None, i.e. no screen, when the groups' boundaries differ in their sample counts)."""
-        G = len(self.groups)
-        nmax = max([len(k.group.boundary.coefficients) for k in self.groups], default=1)
-        smax = max([k.group.boundary.samples.shape[1] for k in self.groups], default=1)
-        g_q = np.zeros((G, 3), np.int64)
-        g_v = np.zeros((G, 3), np.int64)
-        R_zero, axes, R_ref = np.zeros((G, 3, 3, 3)), np.zeros((G, 3, 3)), np.zeros((G, 3, 3))
-        a, e1, e2 = np.zeros((G, 3)), np.zeros((G, 3)), np.zeros((G, 3))
-        g_n = np.zeros(G, np.int64)
-        samples = np.zeros((G, nmax, smax, 2))
-        reach, lo_max, hi_min = np.zeros(G), np.zeros(G), np.zeros(G)
-        for i, kin in enumerate(self.groups):
-            grp, bnd = kin.group, kin.group.boundary
-            n, s = bnd.coefficients.shape[0], bnd.samples.shape[1]
-            g_q[i] = kin.q_index
-            g_v[i] = kin.v_index
-            R_zero[i], axes[i], R_ref[i] = kin.R_zero, kin.axes, kin.R_reference
-            a[i], e1[i], e2[i] = grp.twist_axis, grp.zero_azimuth_axis, grp.azimuth_axis_2
-            g_n[i] = n
-            if s != smax:  # one padded table needs one sample count
-                return None
-            samples[i, :n] = bnd.samples
-            # any curve point lies within half the arc between its two neighbouring samples
-            # of one of them: bound the arcs by fine chord sums (+1 % for their shortfall)
-            sub = 16
-            t = np.linspace(0.0, 1.0, (s - 1) * sub + 1)
-            P = np.einsum("tk,nkd->ntd", np.stack([t**3, t**2, t, np.ones_like(t)], axis=-1), bnd.coefficients)
-            chords = np.linalg.norm(np.diff(P, axis=1), axis=2).reshape(n, s - 1, sub).sum(axis=2)
-            reach[i] = 0.505 * float(chords.max()) + 1e-12
-            lo_max[i] = max(float(np.max(bnd.twist_lower)), float(bnd.centre_twist[0]))
-            hi_min[i] = min(float(np.min(bnd.twist_upper)), float(bnd.centre_twist[1]))
-        return (
-            self._stop_q, self._stop_v, np.ascontiguousarray(self._stop_lower, dtype=float),
-            np.ascontiguousarray(self._stop_upper, dtype=float), g_q, g_v, R_zero, axes, R_ref, a, e1, e2, g_n,
-            samples, reach, lo_max, hi_min,
-        )  # fmt: skip
+    def _refresh_tables(self) -> None:
+        """The compiled tables, the rows' room and each row code's name and law, for the
+        current stops and ``groups`` (rebuilt when the groups are replaced)."""
+        self._tables_groups = tuple(self.groups)
+        tables = range_tables(self._stop_q, self._stop_v, self._stop_lower, self._stop_upper, self.groups)
+        self._out = limit_rows(2 * len(self._stop_joint) + 3 * len(self.groups), self.model.nv)
+        self._work = limit_work(tables, self._out)
+        names: list[str] = []
+        laws = []
+        stops = self.config.joint_stops.law
+        for j in self._stop_joint:
+            names += [f"{self.model.joint_names[j]} upper", f"{self.model.joint_names[j]} lower"]
+            laws += [stops, stops]
+        for kin in self.groups:
+            names += [f"{kin.group.name} {kind}" for kind in ROW_KINDS]
+            laws += [kin.group.law] * 3
+        self._code_names = tuple(names)
+        self._code_hard = np.array([law.hard for law in laws], dtype=bool)
+        law_rows = [(law.stiffness, law.damping, law.restitution) for law in laws]
+        self._code_law = np.array(law_rows, dtype=float).reshape(-1, 3)
+
+    @property
+    def work(self) -> LimitWork:
+        """The stops and groups as the compiled evaluation's record (limits.kernels)."""
+        if self._tables_groups != tuple(self.groups):  # groups replaced after construction
+            self._refresh_tables()
+        return self._work
 
     @property
     def stop_joints(self) -> tuple[str, ...]:
@@ -139,77 +129,33 @@ class RangeOfMotionProvider:
     def rows(self, q: np.ndarray, v: np.ndarray) -> OneSidedRows:
         """Active limit rows at state (q (nq,), v (nv,)), see ``constraint_rows``.
 
-        Remembered for ``accept_forces`` / ``report``. A compiled screen first proves
-        the common case "no row active" cheaply (``rows_screen_nb``); only otherwise are
-        the rows evaluated exactly.
+        Remembered for ``accept_forces`` / ``report``. One compiled call
+        (``limits.kernels.limit_rows_nb``); a cheap screen first proves most groups
+        inactive (``group_clear_nb``), and only the others are evaluated exactly.
         """
-        if self._screen_groups != tuple(self.groups):  # groups replaced after construction
-            self._screen_groups = tuple(self.groups)
-            self._screen = self._screen_tables()
-        sc = self._screen
-        qa = np.ascontiguousarray(q, dtype=np.float64)
-        va = np.ascontiguousarray(v, dtype=np.float64)
-        if sc is not None and rows_screen_nb(qa, va, sc[0], sc[1], sc[2], sc[3], self.activation_band, self.lookahead, *sc[4:]):
-            self._last = self._empty
-            self._forces = np.zeros(0)
-            return self._empty
-        self._last = self.evaluate(q, v)
+        self._last = self._rows(q, v, screen=True)
         self._forces = np.zeros(self._last.count)
         return self._last
 
     def evaluate(self, q: np.ndarray, v: np.ndarray) -> OneSidedRows:
-        """The active rows at (q, v) without touching the reported state (e.g. for re-projection)."""
-        nv = self.model.nv
-        band = self.activation_band
-        jac, drift, viol, hard, stiff, damp, rest, names = [], [], [], [], [], [], [], []
-        stops = self.config.joint_stops.law
-        if self._stop_q.size:
-            qs = q[self._stop_q]
-            rate = v[self._stop_v] * self.lookahead
-            up = self._stop_upper - qs  # gap of the upper stop; d/dt = -q̇
-            lo = qs - self._stop_lower
-            up_pred = up - np.maximum(rate, 0.0)
-            lo_pred = lo + np.minimum(rate, 0.0)
-            for i in np.flatnonzero((up_pred < band) | (lo_pred < band)):
-                jname = self.model.joint_names[self._stop_joint[i]]
-                for gap, pred, sign, label in ((up[i], up_pred[i], -1.0, "upper"), (lo[i], lo_pred[i], 1.0, "lower")):
-                    if pred < band:
-                        row = np.zeros(nv)
-                        row[self._stop_v[i]] = sign
-                        jac.append(row)
-                        drift.append(0.0)
-                        viol.append(-gap)
-                        names.append(f"{jname} {label}")
-                        hard.append(stops.hard)
-                        stiff.append(stops.stiffness)
-                        damp.append(stops.damping)
-                        rest.append(stops.restitution)
-        for kin in self.groups:
-            law = kin.group.law
-            for r in kin.rows_with_drift(q[kin.q_index], v[kin.v_index], band, self.lookahead):
-                row = np.zeros(nv)
-                row[kin.v_index] = r.row
-                jac.append(row)
-                drift.append(r.drift)
-                viol.append(-r.gap)
-                names.append(f"{kin.group.name} {r.kind}")
-                hard.append(law.hard)
-                stiff.append(law.stiffness)
-                damp.append(law.damping)
-                rest.append(law.restitution)
-        if not jac:
-            return OneSidedRows.empty(nv)
+        """The active rows at (q, v), every group evaluated exactly (no screen), without
+        touching the reported state (e.g. for re-projection)."""
+        return self._rows(q, v, screen=False)
+
+    def _rows(self, q: np.ndarray, v: np.ndarray, screen: bool) -> OneSidedRows:
+        work = self.work
+        out = self._out
+        qa = np.ascontiguousarray(q, dtype=np.float64)
+        va = np.ascontiguousarray(v, dtype=np.float64)
+        count = limit_rows_nb(work, qa, va, self.activation_band, self.lookahead, screen)
+        if count == 0:
+            return self._empty
+        code = out.code[:count]
+        law = self._code_law[code]
         return OneSidedRows(
-            np.array(jac),
-            np.array(drift),
-            np.array(viol),
-            np.zeros(len(jac)),
-            np.array(hard, dtype=bool),
-            np.array(stiff),
-            np.array(damp),
-            np.array(rest),
-            tuple(names),
-        )
+            out.jacobian[:count].copy(), out.drift[:count].copy(), -out.gap[:count], np.zeros(count),
+            self._code_hard[code], law[:, 0], law[:, 1], law[:, 2], tuple(self._code_names[c] for c in code),
+        )  # fmt: skip
 
     def accept_forces(self, forces: np.ndarray) -> None:
         """Row forces λ [N m or N] of the rows from the last ``rows`` call, shape (k,)."""

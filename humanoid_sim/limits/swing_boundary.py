@@ -120,6 +120,9 @@ class SwingBoundary:
     centre_twist: tuple[float, float]
     coefficients: np.ndarray = field(init=False, repr=False)  # (n, 4, 2)
     samples: np.ndarray = field(init=False, repr=False)  # (n, S + 1, 2)
+    # (n, 6): each segment's samples' x_min, x_max, y_min, y_max, and bounds on how far P_x and P_y
+    # move between neighbouring samples (max |P'| over the segment / S)
+    boxes: np.ndarray = field(init=False, repr=False)
     orientation: float = field(init=False)  # +1 counter-clockwise, -1 clockwise
 
     def __post_init__(self) -> None:
@@ -167,10 +170,16 @@ class SwingBoundary:
         # the shared end point of neighbouring segments must be bit-identical,
         # otherwise a root exactly at a control point is counted twice or never
         samples[:, -1] = samples[nxt, 0]
-        coeffs.setflags(write=False)
-        samples.setflags(write=False)
+        # the kernels skip the segments a line or a query point provably misses by their boxes,
+        # and the roots whose side is decided within their interval by how far P moves there
+        move = (3.0 * np.abs(coeffs[:, 0]) + 2.0 * np.abs(coeffs[:, 1]) + np.abs(coeffs[:, 2])) / SAMPLES_PER_SEGMENT
+        boxes = np.stack([samples[..., 0].min(axis=1), samples[..., 0].max(axis=1), samples[..., 1].min(axis=1),
+                          samples[..., 1].max(axis=1), move[:, 0], move[:, 1]], axis=-1)  # fmt: skip
+        for arr in (coeffs, samples, boxes):
+            arr.setflags(write=False)
         object.__setattr__(self, "coefficients", coeffs)
         object.__setattr__(self, "samples", samples)
+        object.__setattr__(self, "boxes", boxes)
 
         poly = samples[:, :-1].reshape(-1, 2)
         area = 0.5 * np.sum(poly[:, 0] * np.roll(poly[:, 1], -1) - np.roll(poly[:, 0], -1) * poly[:, 1])
@@ -232,7 +241,9 @@ class SwingBoundary:
         """All curve points with normal · P(t) = offset: (segments, t, points (r, 2))."""
         cap = 3 * self.n_points * SAMPLES_PER_SEGMENT
         seg, t, pts = np.empty(cap, dtype=np.int64), np.empty(cap), np.empty((cap, 2))
-        count = line_roots_nb(self.coefficients, self.samples, float(normal[0]), float(normal[1]), float(offset), seg, t, pts)
+        count = line_roots_nb(
+            self.coefficients, self.samples, self.boxes, float(normal[0]), float(normal[1]), float(offset), seg, t, pts
+        )
         return seg[:count], t[:count], pts[:count]
 
     def contains(self, s: np.ndarray) -> bool:
@@ -242,7 +253,7 @@ class SwingBoundary:
         a segment from ``s`` to far outside (the ray +x) crossing the curve an odd
         number of times is the stateless form of the same test.
         """
-        return bool(contains_nb(self.coefficients, self.samples, float(s[0]), float(s[1])))
+        return bool(contains_nb(self.coefficients, self.samples, self.boxes, float(s[0]), float(s[1])))
 
     def crossing(self, s_from: np.ndarray, s_to: np.ndarray) -> BoundaryPoint | None:
         """First boundary crossing of the straight move s_from → s_to (Eq. 3.28-3.32).
@@ -274,7 +285,7 @@ class SwingBoundary:
         Global: the nearest dense sample, then Newton on (P(t) - s)·P'(t) = 0.
         """
         s = np.asarray(s, dtype=float)
-        seg, t = nearest_nb(self.coefficients, self.samples, float(s[0]), float(s[1]))
+        seg, t = nearest_nb(self.coefficients, self.samples, self.boxes, float(s[0]), float(s[1]))
         p = self.point(seg, t)
         return BoundaryPoint(int(seg), float(t), p, float(np.linalg.norm(p - s)))
 
@@ -291,7 +302,7 @@ class SwingBoundary:
         ``distance`` is the hit's radius θ_lim [rad]. For s at the centre the
         ray is +x.
         """
-        seg, t, radius = radial_hit_nb(self.coefficients, self.samples, float(s[0]), float(s[1]))
+        seg, t, radius = radial_hit_nb(self.coefficients, self.samples, self.boxes, float(s[0]), float(s[1]))
         return BoundaryPoint(int(seg), float(t), self.point(seg, t), float(radius))
 
     def boundary_twist(self, segment: int, t: float) -> TwistRange:
@@ -310,7 +321,7 @@ class SwingBoundary:
         (seed 3.3, last paragraph).
         """
         lo, hi = twist_range_nb(
-            self.coefficients, self.samples, self.twist_lower, self.twist_upper,
+            self.coefficients, self.samples, self.boxes, self.twist_lower, self.twist_upper,
             self.centre_twist[0], self.centre_twist[1], float(s[0]), float(s[1]),
         )
         return TwistRange(lo, hi)
@@ -318,6 +329,6 @@ class SwingBoundary:
     def twist_range_gradient(self, s: np.ndarray, h: float = 1e-6) -> np.ndarray:
         """Rows (∂ψ_min/∂s, ∂ψ_max/∂s) by central differences, shape (2, 2)."""
         return twist_range_gradient_nb(
-            self.coefficients, self.samples, self.twist_lower, self.twist_upper,
+            self.coefficients, self.samples, self.boxes, self.twist_lower, self.twist_upper,
             self.centre_twist[0], self.centre_twist[1], float(s[0]), float(s[1]), h,
         )

@@ -250,6 +250,11 @@ class ContactReports(Sequence):
 
 
 _NO_CONTACTS: tuple[ContactReport, ...] = ()
+# a provider's empty batch of rows: no table rows, no forces (read-only, shared)
+_NO_ROWS = np.zeros(0, np.int64)
+_NO_FORCES = np.zeros(0)
+_NO_ROWS.setflags(write=False)
+_NO_FORCES.setflags(write=False)
 
 
 class StepResult(NamedTuple):
@@ -704,11 +709,14 @@ class Simulator:
         hard_map = []
         count = 0
         for r in rows:
-            idx = np.nonzero(r.hard)[0]
+            if r.count == 0:
+                hard_map.append((count, _NO_ROWS))
+                continue
+            idx = np.flatnonzero(r.hard)
             hard_map.append((count, idx))
             count += len(idx)
-            soft = ~r.hard
-            if np.any(soft):
+            if len(idx) < r.count:
+                soft = ~r.hard
                 lam = np.maximum(0.0, r.stiffness[soft] * r.violation[soft] - r.damping[soft] * (r.jacobian[soft] @ v))
                 f = r.jacobian[soft].T @ lam
                 soft_force = f if soft_force is None else soft_force + f
@@ -733,10 +741,13 @@ class Simulator:
         impulse / dt), soft rows' spring-damper forces at the start of the step."""
         out = []
         for r, (start, idx) in zip(rows, hard_map):
+            if r.count == 0:
+                out.append(_NO_FORCES)
+                continue
             f = np.zeros(r.count)
             f[idx] = hard_force[start : start + len(idx)]
-            soft = ~r.hard
-            if np.any(soft):
+            if len(idx) < r.count:
+                soft = ~r.hard
                 f[soft] = np.maximum(0.0, r.stiffness[soft] * r.violation[soft] - r.damping[soft] * (r.jacobian[soft] @ self._v))
             out.append(f)
         return out

@@ -26,8 +26,7 @@ def humanoid_provider():
 
 
 def _screen(provider, q, v) -> bool:
-    sc = provider._screen
-    return bool(rows_screen_nb(q, v, sc[0], sc[1], sc[2], sc[3], provider.activation_band, provider.lookahead, *sc[4:]))
+    return bool(rows_screen_nb(provider.work, q, v, provider.activation_band, provider.lookahead))
 
 
 def test_screen_is_clear_at_the_standing_pose(humanoid_provider):

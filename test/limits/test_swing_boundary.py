@@ -167,3 +167,32 @@ def test_invalid_boundaries_raise_one_clear_error(kwargs, message):
     with pytest.raises(ValueError, match=message) as err:
         SwingBoundary(**args)
     assert "'bad'" in str(err.value)
+
+
+def test_segment_boxes_skip_nothing_that_counts(rng):
+    """The kernels skip segments by their boxes and leave roots unrefined whose side their
+    interval decides (limits.kernels may_cross_nb, nearest_sample_nb, root_side_nb): the
+    answers are those of the full search to the last bit (boxes that decide nothing: infinite)."""
+    from humanoid_sim.limits import kernels as K
+
+    for b in (shoulder_like(), square(), square(tangents=np.full((4, 2), 0.7))):
+        c, s = b.coefficients, b.samples
+        box, full = b.boxes, np.tile([-np.inf, np.inf, -np.inf, np.inf, np.inf, np.inf], (len(c), 1))
+        cap = 3 * s.shape[0] * s.shape[1]
+        buffers = [(np.empty(cap, np.int64), np.empty(cap), np.empty((cap, 2))) for _ in range(2)]
+        lo, hi, (c_lo, c_hi) = b.twist_lower, b.twist_upper, b.centre_twist
+        for _ in range(400):
+            sx, sy = rng.normal(0.0, 1.5, 2)
+            nx, ny = rng.normal(size=2)
+            for k in (K.contains_nb, K.nearest_nb, K.radial_hit_nb):
+                assert k(c, s, box, sx, sy) == k(c, s, full, sx, sy)
+            assert K.twist_range_nb(c, s, box, lo, hi, c_lo, c_hi, sx, sy) == K.twist_range_nb(
+                c, s, full, lo, hi, c_lo, c_hi, sx, sy
+            )
+            offset = nx * sx + ny * sy
+            counts = [K.line_roots_nb(c, s, bx, nx, ny, offset, *buf) for bx, buf in zip((box, full), buffers)]
+            assert counts[0] == counts[1]
+            for a, f in zip(*buffers):
+                np.testing.assert_array_equal(a[: counts[0]], f[: counts[0]])
+        # the shortcuts were taken: most segments lie off a line, most roots' sides are decided
+        assert sum(K.may_cross_nb(box, i, 0.0, 1.0, 0.3) for i in range(len(c))) < len(c)
