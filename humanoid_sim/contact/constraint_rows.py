@@ -48,7 +48,7 @@ from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
-from humanoid_sim.contact.kernels import all_finite
+from humanoid_sim.contact.kernels import all_finite, all_within
 
 
 class OneSidedRows(NamedTuple):
@@ -99,7 +99,7 @@ class OneSidedRows(NamedTuple):
         finite = all_finite(np.asarray(self.jacobian, dtype=float)) and all_finite(np.asarray(self.drift, dtype=float))
         if not finite:
             raise ValueError("OneSidedRows: non-finite jacobian or drift")
-        if k and (np.min(self.restitution) < 0 or np.max(self.restitution) > 1):
+        if not all_within(np.asarray(self.restitution, dtype=float), 0.0, 1.0):
             raise ValueError("OneSidedRows.restitution must lie in [0, 1]")
 
 

@@ -893,6 +893,15 @@ def all_finite(a) -> bool:
 
 
 @njit(cache=True)
+def all_within(a, lo, hi) -> bool:
+    """True when every entry of the array lies in [lo, hi] (NaN does not)."""
+    for x in a.flat:
+        if not (lo <= x <= hi):
+            return False
+    return True
+
+
+@njit(cache=True)
 def zmp_nb(forces, origins, moments, points, height):
     """ZMP (3,) on z = height of wrenches (forces (n, 3) at origins (n, 3), moments (n, 3)),
     the hull indices of points (m, 2), the signed margin, total force (3,), moment about O (3,)."""

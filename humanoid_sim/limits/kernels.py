@@ -450,11 +450,13 @@ def _rates_nb(J, qd, G_swing, g_twist):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def group_rows_nb(tab, g, q, qd, band, lookahead, gap, row, active, sc):  # pragma: no cover - compiled
+def group_rows_nb(tab, g, q, qd, band, lookahead, gap, row, active, sc, swing, twist):  # pragma: no cover
     """Gaps gap (3,), rows row (3, 3) (d gap/dt per joint rate) and activity active (3,) of
     the swing, twist upper and twist lower limits of group g of the tables tab (RangeTables)
     at its joint angles q (3,) [rad] and rates qd (3,) [rad/s]; a row is active when
-    gap + lookahead min(0, d gap/dt) < band. sc: GroupScratch (its geometry fields)."""
+    gap + lookahead min(0, d gap/dt) < band. sc: GroupScratch (its geometry fields).
+    swing, twist: whether to evaluate the swing row, the twist rows (the others are left as
+    they are, inactive: the drift's central difference needs only the active rows)."""
     n, m = tab.n_points[g], tab.n_samples[g]
     coeffs, samples, boxes = tab.coefficients[g, :n], tab.samples[g, :n, :m], tab.boxes[g, :n]
     tw_lo, tw_hi = tab.twist_lower[g, :n], tab.twist_upper[g, :n]
@@ -464,46 +466,50 @@ def group_rows_nb(tab, g, q, qd, band, lookahead, gap, row, active, sc):  # prag
     group_rotation_into(tab.R_zero[g], tab.axes[g], tab.R_reference[g], q, R_rel, J, sc.work)
     _, _, psi, sx, sy = swing_twist_angles_nb(R_rel, a, e1, e2)
     swing_twist_rates_into(R_rel, a, e1, e2, G_swing, g_twist)
-    # swing (Eq. 3.34): along the swing-plane direction to the nearest boundary posture
-    inside = contains_nb(coeffs, samples, boxes, sx, sy)
-    seg, t = nearest_nb(coeffs, samples, boxes, sx, sy)
-    px = ((coeffs[seg, 0, 0] * t + coeffs[seg, 1, 0]) * t + coeffs[seg, 2, 0]) * t + coeffs[seg, 3, 0]
-    py = ((coeffs[seg, 0, 1] * t + coeffs[seg, 1, 1]) * t + coeffs[seg, 2, 1]) * t + coeffs[seg, 3, 1]
-    dist = np.sqrt((px - sx) ** 2 + (py - sy) ** 2)
-    gap[0] = dist if inside else -dist
-    if dist > 1e-9:
-        sign = -1.0 if inside else 1.0
-        nx, ny = sign * (sx - px) / dist, sign * (sy - py) / dist
-    else:  # on the curve: the outward normal of its tangent
-        tx = (3.0 * coeffs[seg, 0, 0] * t + 2.0 * coeffs[seg, 1, 0]) * t + coeffs[seg, 2, 0]
-        ty = (3.0 * coeffs[seg, 0, 1] * t + 2.0 * coeffs[seg, 1, 1]) * t + coeffs[seg, 2, 1]
-        norm = np.sqrt(tx * tx + ty * ty)
-        nx, ny = tab.orientation[g] * ty / norm, -tab.orientation[g] * tx / norm
-    # d gap/dt per ω_rel: -(nx G_swing[0] + ny G_swing[1])
-    _row_through_J(J, -(nx * G_swing[0, 0] + ny * G_swing[1, 0]), -(nx * G_swing[0, 1] + ny * G_swing[1, 1]),
-                   -(nx * G_swing[0, 2] + ny * G_swing[1, 2]), row, 0)  # fmt: skip
-    # twist (Eq. 3.35), including the motion of the interpolated limit itself
-    lo, hi = twist_range_nb(coeffs, samples, boxes, tw_lo, tw_hi, c_lo, c_hi, sx, sy)
-    gap[1] = hi - psi
-    gap[2] = psi - lo
-    # the limit's own gradient costs 4 boundary evaluations: skip it when neither twist
-    # row can become active, bounding its rate by TWIST_LIMIT_SLOPE_CAP |ds/dt|
-    psi_rate, s_rate = _rates_nb(J, qd, G_swing, g_twist)
-    reach = band + lookahead * (psi_rate + TWIST_LIMIT_SLOPE_CAP * s_rate)
-    if min(gap[1], gap[2]) < reach or band == np.inf:
-        twist_range_gradient_into(coeffs, samples, boxes, tw_lo, tw_hi, c_lo, c_hi, sx, sy, 1e-6, grad)
-    else:
-        grad[:] = 0.0
-    _row_through_J(J, grad[1, 0] * G_swing[0, 0] + grad[1, 1] * G_swing[1, 0] - g_twist[0],
-                   grad[1, 0] * G_swing[0, 1] + grad[1, 1] * G_swing[1, 1] - g_twist[1],
-                   grad[1, 0] * G_swing[0, 2] + grad[1, 1] * G_swing[1, 2] - g_twist[2], row, 1)  # fmt: skip
-    _row_through_J(J, g_twist[0] - grad[0, 0] * G_swing[0, 0] - grad[0, 1] * G_swing[1, 0],
-                   g_twist[1] - grad[0, 0] * G_swing[0, 1] - grad[0, 1] * G_swing[1, 1],
-                   g_twist[2] - grad[0, 0] * G_swing[0, 2] - grad[0, 1] * G_swing[1, 2], row, 2)  # fmt: skip
+    active[0] = active[1] = active[2] = False
+    if swing:
+        # swing (Eq. 3.34): along the swing-plane direction to the nearest boundary posture
+        inside = contains_nb(coeffs, samples, boxes, sx, sy)
+        seg, t = nearest_nb(coeffs, samples, boxes, sx, sy)
+        px = ((coeffs[seg, 0, 0] * t + coeffs[seg, 1, 0]) * t + coeffs[seg, 2, 0]) * t + coeffs[seg, 3, 0]
+        py = ((coeffs[seg, 0, 1] * t + coeffs[seg, 1, 1]) * t + coeffs[seg, 2, 1]) * t + coeffs[seg, 3, 1]
+        dist = np.sqrt((px - sx) ** 2 + (py - sy) ** 2)
+        gap[0] = dist if inside else -dist
+        if dist > 1e-9:
+            sign = -1.0 if inside else 1.0
+            nx, ny = sign * (sx - px) / dist, sign * (sy - py) / dist
+        else:  # on the curve: the outward normal of its tangent
+            tx = (3.0 * coeffs[seg, 0, 0] * t + 2.0 * coeffs[seg, 1, 0]) * t + coeffs[seg, 2, 0]
+            ty = (3.0 * coeffs[seg, 0, 1] * t + 2.0 * coeffs[seg, 1, 1]) * t + coeffs[seg, 2, 1]
+            norm = np.sqrt(tx * tx + ty * ty)
+            nx, ny = tab.orientation[g] * ty / norm, -tab.orientation[g] * tx / norm
+        # d gap/dt per ω_rel: -(nx G_swing[0] + ny G_swing[1])
+        _row_through_J(J, -(nx * G_swing[0, 0] + ny * G_swing[1, 0]), -(nx * G_swing[0, 1] + ny * G_swing[1, 1]),
+                       -(nx * G_swing[0, 2] + ny * G_swing[1, 2]), row, 0)  # fmt: skip
+    if twist:
+        # twist (Eq. 3.35), including the motion of the interpolated limit itself
+        lo, hi = twist_range_nb(coeffs, samples, boxes, tw_lo, tw_hi, c_lo, c_hi, sx, sy)
+        gap[1] = hi - psi
+        gap[2] = psi - lo
+        # the limit's own gradient costs 4 boundary evaluations: skip it when neither twist
+        # row can become active, bounding its rate by TWIST_LIMIT_SLOPE_CAP |ds/dt|
+        psi_rate, s_rate = _rates_nb(J, qd, G_swing, g_twist)
+        reach = band + lookahead * (psi_rate + TWIST_LIMIT_SLOPE_CAP * s_rate)
+        if min(gap[1], gap[2]) < reach or band == np.inf:
+            twist_range_gradient_into(coeffs, samples, boxes, tw_lo, tw_hi, c_lo, c_hi, sx, sy, 1e-6, grad)
+        else:
+            grad[:] = 0.0
+        _row_through_J(J, grad[1, 0] * G_swing[0, 0] + grad[1, 1] * G_swing[1, 0] - g_twist[0],
+                       grad[1, 0] * G_swing[0, 1] + grad[1, 1] * G_swing[1, 1] - g_twist[1],
+                       grad[1, 0] * G_swing[0, 2] + grad[1, 1] * G_swing[1, 2] - g_twist[2], row, 1)  # fmt: skip
+        _row_through_J(J, g_twist[0] - grad[0, 0] * G_swing[0, 0] - grad[0, 1] * G_swing[1, 0],
+                       g_twist[1] - grad[0, 0] * G_swing[0, 1] - grad[0, 1] * G_swing[1, 1],
+                       g_twist[2] - grad[0, 0] * G_swing[0, 2] - grad[0, 1] * G_swing[1, 2], row, 2)  # fmt: skip
     for k in range(3):
-        # active when within the band now or, at the current rate, within the look-ahead time
-        rate = row[k, 0] * qd[0] + row[k, 1] * qd[1] + row[k, 2] * qd[2]
-        active[k] = gap[k] + lookahead * min(0.0, rate) < band
+        if (swing if k == 0 else twist):
+            # active when within the band now or, at the current rate, within the look-ahead time
+            rate = row[k, 0] * qd[0] + row[k, 1] * qd[1] + row[k, 2] * qd[2]
+            active[k] = gap[k] + lookahead * min(0.0, rate) < band
 
 
 @njit(cache=True)
@@ -511,7 +517,7 @@ def group_rows_with_drift_nb(tab, g, q, qd, band, lookahead, sc):  # pragma: no 
     """group_rows_nb into sc.gap, sc.row, sc.active (GroupScratch), and sc.drift (3,) =
     d/dt(row) · qd of the active rows [rad/s²] (a central difference of the rows along qd)."""
     gap, row, drift, active = sc.gap, sc.row, sc.drift, sc.active
-    group_rows_nb(tab, g, q, qd, band, lookahead, gap, row, active, sc)
+    group_rows_nb(tab, g, q, qd, band, lookahead, gap, row, active, sc, True, True)
     drift[:] = 0.0
     speed = 0.0
     for k in range(3):
@@ -523,7 +529,8 @@ def group_rows_with_drift_nb(tab, g, q, qd, band, lookahead, sc):  # pragma: no 
     for side in range(2):
         for k in range(3):
             q_shift[k] = q[k] + eps * qd[k] if side == 0 else q[k] - eps * qd[k]
-        group_rows_nb(tab, g, q_shift, qd, np.inf, 0.0, gap_pm[side], row_pm[side], act_pm[side], sc)
+        group_rows_nb(tab, g, q_shift, qd, np.inf, 0.0, gap_pm[side], row_pm[side], act_pm[side], sc, active[0],
+                      active[1] or active[2])
     for k in range(3):
         if active[k]:
             dr0 = row_pm[0, k, 0] - row_pm[1, k, 0]

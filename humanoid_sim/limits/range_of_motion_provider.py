@@ -109,7 +109,7 @@ class RangeOfMotionProvider:
         for kin in self.groups:
             names += [f"{kin.group.name} {kind}" for kind in ROW_KINDS]
             laws += [kin.group.law] * 3
-        self._code_names = tuple(names)
+        self._names_of = tuple(names)  # by row code
         self._code_hard = np.array([law.hard for law in laws], dtype=bool)
         law_rows = [(law.stiffness, law.damping, law.restitution) for law in laws]
         self._code_law = np.array(law_rows, dtype=float).reshape(-1, 3)
@@ -152,9 +152,10 @@ class RangeOfMotionProvider:
             return self._empty
         code = out.code[:count]
         law = self._code_law[code]
+        names = tuple(map(self._names_of.__getitem__, code.tolist()))
         return OneSidedRows(
             out.jacobian[:count].copy(), out.drift[:count].copy(), -out.gap[:count], np.zeros(count),
-            self._code_hard[code], law[:, 0], law[:, 1], law[:, 2], tuple(self._code_names[c] for c in code),
+            self._code_hard[code], law[:, 0], law[:, 1], law[:, 2], names,
         )  # fmt: skip
 
     def accept_forces(self, forces: np.ndarray) -> None:

@@ -685,10 +685,12 @@ class Simulator:
         if self.providers:
             hard_force = self._hard.force + self._hard.impulse / self.config.dt
             forces = tuple(self._provider_forces(rows, hard_map, hard_force))
-            self._last_hard_force = {
-                r.names[i]: float(self._hard.force[start + t]) for r, (start, idx) in zip(rows, hard_map)
-                for t, i in enumerate(idx)
-            }  # fmt: skip
+            last: dict[str, float] = {}
+            for r, (start, idx) in zip(rows, hard_map):
+                if len(idx):
+                    names = r.names if len(idx) == r.count else [r.names[i] for i in idx]
+                    last.update(zip(names, self._hard.force[start : start + len(idx)].tolist()))
+            self._last_hard_force = last
         q_next, v_next = out.q_next.copy(), out.v_next.copy()
         self._q, self._v, self._t = q_next, v_next, self._t + self.config.dt
         for p, f in zip(self.providers, forces):
@@ -728,12 +730,14 @@ class Simulator:
             n = len(idx)
             if n:
                 # the bounded solve starts a row from its force in the previous step (by name)
-                h.warm[start : start + n] = [last.get(r.names[i], 0.0) for i in idx]
-                h.jacobian[start : start + n] = r.jacobian[idx]
-                h.drift[start : start + n] = r.drift[idx]
-                h.violation[start : start + n] = r.violation[idx]
-                h.desired[start : start + n] = r.desired_acceleration[idx]
-                h.restitution[start : start + n] = r.restitution[idx]
+                names = r.names if n == r.count else [r.names[i] for i in idx]
+                h.warm[start : start + n] = [last.get(name, 0.0) for name in names]
+                pick = slice(None) if n == r.count else idx  # all rows hard: no gather
+                h.jacobian[start : start + n] = r.jacobian[pick]
+                h.drift[start : start + n] = r.drift[pick]
+                h.violation[start : start + n] = r.violation[pick]
+                h.desired[start : start + n] = r.desired_acceleration[pick]
+                h.restitution[start : start + n] = r.restitution[pick]
         return hard_map, soft_force
 
     def _provider_forces(self, rows, hard_map, hard_force) -> list[np.ndarray]:

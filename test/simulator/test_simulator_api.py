@@ -161,6 +161,38 @@ def test_hard_provider_row_holds_a_joint_at_its_stop_with_the_right_force():
     assert r.q[0] < 0.29 and (stop.forces is None or np.all(stop.forces == 0) or len(stop.forces) == 0)
 
 
+class BadRows(UpperStop):
+    """UpperStop whose one active row has one field replaced by ``value``."""
+
+    def __init__(self, nv, field, value):
+        super().__init__(nv, upper=-1.0)
+        self.field, self.value = field, value
+
+    def rows(self, q, v):
+        return super().rows(q, v)._replace(**{self.field: self.value})
+
+
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("jacobian", np.array([[np.nan]]), "non-finite jacobian or drift"),
+        ("drift", np.array([np.inf]), "non-finite jacobian or drift"),
+        ("restitution", np.array([1.5]), r"restitution must lie in \[0, 1\]"),
+        ("restitution", np.array([np.nan]), r"restitution must lie in \[0, 1\]"),
+        ("stiffness", np.zeros(2), r"stiffness has shape \(2,\), expected \(1,\)"),
+        ("names", (), "names has 0 labels, expected 1"),
+    ],
+)
+def test_malformed_provider_rows_raise_one_clear_error_and_keep_the_state(field, value, message):
+    model = load_urdf(chain_urdf(1))
+    cfg = SimulatorConfig(environment=Environment(ground=None), gravity=np.zeros(3))
+    sim = Simulator(model, cfg, providers=[BadRows(model.nv, field, value)])
+    q, v, t = sim.q.copy(), sim.v.copy(), sim.t
+    with pytest.raises(ValueError, match=message):
+        sim.step(np.array([1.0]))
+    assert np.array_equal(sim.q, q) and np.array_equal(sim.v, v) and sim.t == t
+
+
 def test_soft_provider_row_yields_in_proportion_to_the_load():
     model = load_urdf(chain_urdf(1))
     k = 500.0
