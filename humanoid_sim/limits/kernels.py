@@ -471,8 +471,7 @@ def group_rows_nb(tab, g, q, qd, band, lookahead, gap, row, active, sc, swing, t
         # swing (Eq. 3.34): along the swing-plane direction to the nearest boundary posture
         inside = contains_nb(coeffs, samples, boxes, sx, sy)
         seg, t = nearest_nb(coeffs, samples, boxes, sx, sy)
-        px = ((coeffs[seg, 0, 0] * t + coeffs[seg, 1, 0]) * t + coeffs[seg, 2, 0]) * t + coeffs[seg, 3, 0]
-        py = ((coeffs[seg, 0, 1] * t + coeffs[seg, 1, 1]) * t + coeffs[seg, 2, 1]) * t + coeffs[seg, 3, 1]
+        px, py = curve_point_nb(coeffs, seg, t, 0), curve_point_nb(coeffs, seg, t, 1)
         dist = np.sqrt((px - sx) ** 2 + (py - sy) ** 2)
         gap[0] = dist if inside else -dist
         if dist > 1e-9:
@@ -631,14 +630,21 @@ def rows_screen_nb(w, q, v, band, lookahead):  # pragma: no cover - compiled
         _, _, up_pred, lo_pred = stop_gaps_nb(tab, i, q, v, lookahead)
         if up_pred < band or lo_pred < band:
             return False
-    qg, qdg = sc.q_group, sc.v_group
     for g in range(tab.g_q.shape[0]):
-        for k in range(3):
-            qg[k] = q[tab.g_q[g, k]]
-            qdg[k] = v[tab.g_v[g, k]]
+        qg, qdg = _group_state(tab, g, q, v, sc)
         if not group_clear_nb(tab, g, qg, qdg, band, lookahead, sc):
             return False
     return True
+
+
+@njit(cache=True)
+def _group_state(tab, g, q, v, sc):  # pragma: no cover - compiled
+    """(angles, rates) (3,) each of group g's joints at (q, v), in sc.q_group, sc.v_group."""
+    qg, qdg = sc.q_group, sc.v_group
+    for k in range(3):
+        qg[k] = q[tab.g_q[g, k]]
+        qdg[k] = v[tab.g_v[g, k]]
+    return qg, qdg
 
 
 @njit(cache=True)
@@ -682,11 +688,8 @@ def limit_rows_nb(w, q, v, band, lookahead, screen):  # pragma: no cover - compi
             out.jacobian[count, tab.stop_v[i]] = 1.0
             count += 1
     sc = out.group
-    qg, qdg = sc.q_group, sc.v_group
     for g in range(tab.g_q.shape[0]):
-        for k in range(3):
-            qg[k] = q[tab.g_q[g, k]]
-            qdg[k] = v[tab.g_v[g, k]]
+        qg, qdg = _group_state(tab, g, q, v, sc)
         if screen and group_clear_nb(tab, g, qg, qdg, band, lookahead, sc):
             continue
         group_rows_with_drift_nb(tab, g, qg, qdg, band, lookahead, sc)

@@ -257,6 +257,23 @@ _NO_ROWS.setflags(write=False)
 _NO_FORCES.setflags(write=False)
 
 
+class _Batch(NamedTuple):
+    """One provider's rows in a step: start, the first table row of its hard rows; hard (h,)
+    int64, their indices; names, their names; soft (k,) bool, its soft rows (None: none), and
+    soft_force, their spring-damper forces at the start of the step [N m or N]."""
+
+    start: int
+    hard: np.ndarray
+    names: tuple[str, ...]
+    soft: np.ndarray | None
+    soft_force: np.ndarray | None
+
+
+def _hard_row_count(batches: list[_Batch]) -> int:
+    """The hard rows of all providers' batches: the step's hard-row table rows in use."""
+    return batches[-1].start + len(batches[-1].hard) if batches else 0
+
+
 class StepResult(NamedTuple):
     """t: time after the step [s]; q (nq,), v (nv,): the new state;
     tau_applied: joint torques applied: clamped to the effort limits and limited by the
@@ -543,7 +560,7 @@ class Simulator:
             external = self._external_forces(external_force, link_wrenches)
         q, v = self._q, self._v
         rows: list[OneSidedRows] = []
-        hard_map: list = []
+        batches: list[_Batch] = []
         soft, n_hard = self._zero_nv, 0
         if self.providers:
             rows = [p.rows(q, v) for p in self.providers]
@@ -553,21 +570,21 @@ class Simulator:
                     r.validate(self.model.nv)
                     if r.count == 0:
                         self._validated_empty[i] = r
-            hard_map, soft_force = self._provider_rows(rows, v)
+            batches, soft_force = self._provider_rows(rows, v)
             if soft_force is not None:
                 soft = soft_force
-            n_hard = hard_map[-1][0] + len(hard_map[-1][1]) if hard_map else 0
+            n_hard = _hard_row_count(batches)
         while True:
             status = advance_nb(self._data, q, v, tau_j, external, soft, n_hard)
             if status != CAPACITY:
                 break
             # a table was too small: larger ones, the same step again
             self._allocate_step(2 * len(self._tables[0].body), 2 * len(self._hard.drift))
-            self._provider_rows(rows, v)
+            self._fill_hard_rows(rows, batches)
         self.ws.buffers_changed()  # the workspace's buffers now hold the dynamics at (q, v)
         if status != OK:
             raise SimulationError(_FAILURES.get(status, f"step failed with status {status}").format(t=self._t))
-        return self._result(rows, hard_map)
+        return self._result(rows, batches)
 
     def _external_forces(self, external_force: np.ndarray | None, link_wrenches: LinkWrenches | None) -> np.ndarray:
         """The external generalized force (nv,) of a step [N, N m]: ``external_force`` plus the
@@ -664,7 +681,7 @@ class Simulator:
             self._actuation,
         )  # fmt: skip
 
-    def _result(self, rows: list[OneSidedRows], hard_map) -> StepResult:
+    def _result(self, rows: list[OneSidedRows], batches: list[_Batch]) -> StepResult:
         """The StepResult of the step the kernel just made; commits the new state."""
         out = self._out
         counts = read_counts(self._counts_bytes)
@@ -684,12 +701,10 @@ class Simulator:
         forces = ()
         if self.providers:
             hard_force = self._hard.force + self._hard.impulse / self.config.dt
-            forces = tuple(self._provider_forces(rows, hard_map, hard_force))
+            forces = tuple(self._provider_forces(rows, batches, hard_force))
             last: dict[str, float] = {}
-            for r, (start, idx) in zip(rows, hard_map):
-                if len(idx):
-                    names = r.names if len(idx) == r.count else [r.names[i] for i in idx]
-                    last.update(zip(names, self._hard.force[start : start + len(idx)].tolist()))
+            for b in batches:
+                last.update(zip(b.names, self._hard.force[b.start : b.start + len(b.hard)].tolist()))
             self._last_hard_force = last
         q_next, v_next = out.q_next.copy(), out.v_next.copy()
         self._q, self._v, self._t = q_next, v_next, self._t + self.config.dt
@@ -701,58 +716,64 @@ class Simulator:
             "bounded" if counts.bounded else self._solver, counts.sweeps, counts.watched,
         )  # fmt: skip
 
-    def _provider_rows(self, rows: list[OneSidedRows], v: np.ndarray):
-        """The providers' hard rows into the step's hard-row table (grown when needed) and
-        their soft rows as a known generalized force (seed 003 Eq. 3.36-3.38). Returns
-        (per provider: (first table row, indices of its hard rows)), soft force (nv,) or None."""
+    def _provider_rows(self, rows: list[OneSidedRows], v: np.ndarray) -> tuple[list[_Batch], np.ndarray | None]:
+        """Each provider's batch of rows sorted once (_Batch: its hard rows' first row in the step's
+        hard-row table, their indices and names; its soft rows' spring-damper forces at (q, v),
+        seed 003 Eq. 3.36-3.38), and the soft rows' generalized force (nv,) or None. The hard rows
+        go into the table (_fill_hard_rows)."""
         if not rows:
             return [], None
         soft_force = None
-        hard_map = []
+        batches = []
         count = 0
         for r in rows:
             if r.count == 0:
-                hard_map.append((count, _NO_ROWS))
+                batches.append(_Batch(count, _NO_ROWS, (), None, None))
                 continue
             idx = np.flatnonzero(r.hard)
-            hard_map.append((count, idx))
-            count += len(idx)
+            names = r.names if len(idx) == r.count else tuple(r.names[i] for i in idx)
+            soft = lam = None
             if len(idx) < r.count:
                 soft = ~r.hard
                 lam = np.maximum(0.0, r.stiffness[soft] * r.violation[soft] - r.damping[soft] * (r.jacobian[soft] @ v))
                 f = r.jacobian[soft].T @ lam
                 soft_force = f if soft_force is None else soft_force + f
+            batches.append(_Batch(count, idx, names, soft, lam))
+            count += len(idx)
+        self._fill_hard_rows(rows, batches)
+        return batches, soft_force
+
+    def _fill_hard_rows(self, rows: list[OneSidedRows], batches: list[_Batch]) -> None:
+        """The providers' hard rows into the step's hard-row table (grown when needed), each
+        warm-started from its force in the previous step (by name) for the bounded solve."""
+        count = _hard_row_count(batches)
         if count > len(self._hard.drift):
             self._allocate_step(len(self._tables[0].body), 2 * count)
         h = self._hard
         last = self._last_hard_force
-        for r, (start, idx) in zip(rows, hard_map):
-            n = len(idx)
+        for r, b in zip(rows, batches):
+            start, n = b.start, len(b.hard)
             if n:
-                # the bounded solve starts a row from its force in the previous step (by name)
-                names = r.names if n == r.count else [r.names[i] for i in idx]
-                h.warm[start : start + n] = [last.get(name, 0.0) for name in names]
-                pick = slice(None) if n == r.count else idx  # all rows hard: no gather
+                h.warm[start : start + n] = [last.get(name, 0.0) for name in b.names]
+                pick = slice(None) if n == r.count else b.hard  # all rows hard: no gather
                 h.jacobian[start : start + n] = r.jacobian[pick]
                 h.drift[start : start + n] = r.drift[pick]
                 h.violation[start : start + n] = r.violation[pick]
                 h.desired[start : start + n] = r.desired_acceleration[pick]
                 h.restitution[start : start + n] = r.restitution[pick]
-        return hard_map, soft_force
 
-    def _provider_forces(self, rows, hard_map, hard_force) -> list[np.ndarray]:
+    def _provider_forces(self, rows: list[OneSidedRows], batches: list[_Batch], hard_force) -> list[np.ndarray]:
         """Per provider, its rows' forces: the step's hard-row forces (solved force plus
         impulse / dt), soft rows' spring-damper forces at the start of the step."""
         out = []
-        for r, (start, idx) in zip(rows, hard_map):
+        for r, b in zip(rows, batches):
             if r.count == 0:
                 out.append(_NO_FORCES)
                 continue
             f = np.zeros(r.count)
-            f[idx] = hard_force[start : start + len(idx)]
-            if len(idx) < r.count:
-                soft = ~r.hard
-                f[soft] = np.maximum(0.0, r.stiffness[soft] * r.violation[soft] - r.damping[soft] * (r.jacobian[soft] @ self._v))
+            f[b.hard] = hard_force[b.start : b.start + len(b.hard)]
+            if b.soft is not None:
+                f[b.soft] = b.soft_force
             out.append(f)
         return out
 

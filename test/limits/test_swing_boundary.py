@@ -194,5 +194,5 @@ def test_segment_boxes_skip_nothing_that_counts(rng):
             assert counts[0] == counts[1]
             for a, f in zip(*buffers):
                 np.testing.assert_array_equal(a[: counts[0]], f[: counts[0]])
-        # the shortcuts were taken: most segments lie off a line, most roots' sides are decided
+        # the shortcut was taken: some segments lie off a line
         assert sum(K.may_cross_nb(box, i, 0.0, 1.0, 0.3) for i in range(len(c))) < len(c)
