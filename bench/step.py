@@ -13,7 +13,11 @@ beside it, MuJoCo's cost and our ratio with its fourth-order Runge-Kutta integra
 order of ours: the targets are against its default),
 foot slip [m] and worst penetration [m] of both after the run, and a profile of where
 our step spends its time; the cost with self-collision on beside the cost without (same
-run, 2 s each).
+run, 2 s each). Standing still on rigid contacts, our robot is at rest and its steps take
+the constant-acceleration step without the Runge-Kutta stages (dynamics/integrator.py; the
+share of such steps is printed); the same scene with both arms swinging (the shoulders'
+pitch targets ±0.1 rad at 0.5 Hz, the feet planted) moves on every step and is timed on
+both simulators too.
 
 A passive fall beside it: the same humanoid from "stand" with zero torque on both
 simulators (same URDF, same initial state), the mean step cost over the first 2 s of the
@@ -57,8 +61,15 @@ DT = 1e-3
 FALL = 2.0  # [s] of the passive fall timed
 
 
-def holding_controller(model, q0, w: float = 30.0):
-    """tau(q_joints, v_joints): constant contact-consistent static torques at q0 plus a joint PD.
+SWING = 0.1  # [rad] amplitude of the shoulders' pitch in the swinging-arms scene
+SWING_PERIOD = 2.0  # [s]
+
+
+def holding_controller(model, q0, w: float = 30.0, swing: float = 0.0):
+    """tau(q_joints, v_joints, t=0): constant contact-consistent static torques at q0 plus a joint PD.
+
+    swing: amplitude [rad] of a sinusoid (period SWING_PERIOD) added to both shoulders' pitch
+    targets: the arms swing, the feet stay planted and every step moves (0: standing still).
 
     The static torques solve M-free statics with both soles as 6-D contacts (least squares).
     PD gains: kp = w^2 m_eff + 2 k_g, kd = 2 w m_eff + 0.05 s * k_g, with m_eff the inertia of
@@ -101,23 +112,29 @@ def holding_controller(model, q0, w: float = 30.0):
     kd = 2.0 * w * m_eff + 0.05 * k_g
     qj0 = q0[7:].copy()
     eff = model.limits.effort
+    shoulders = np.zeros(nj)
+    shoulders[[model.joint_names.index(n) for n in ("l_shoulder_pitch", "r_shoulder_pitch")]] = swing
 
-    def tau(qj, vj):
-        return np.clip(hold - kp * (qj - qj0) - kd * vj, -eff, eff)
+    def tau(qj, vj, t: float = 0.0):
+        target = qj0 + shoulders * np.sin(2.0 * np.pi * t / SWING_PERIOD)
+        return np.clip(hold - kp * (qj - target) - kd * vj, -eff, eff)
 
     return tau
 
 
-def run_ours(seconds: float, with_limits: bool = False, self_collision: bool = False):
+def run_ours(seconds: float, with_limits: bool = False, self_collision: bool = False, swing: float = 0.0):
     """Our standing run; with_limits: the range-of-motion provider active (as in the node);
-    self_collision: the robot's links collide with each other (SimulatorConfig)."""
+    self_collision: the robot's links collide with each other (SimulatorConfig); swing: the arms'
+    amplitude (holding_controller). Returns the step costs [s], foot slip and worst penetration
+    [m], the simulator, the controller and the share of the steps taken at rest (StepResult.stages
+    0: the constant-acceleration step of dynamics/integrator.py)."""
     model = load_urdf(URDF)
     providers = []
     if with_limits:
         providers = [RangeOfMotionProvider(model, load_range_of_motion(REPO / "config" / "range_of_motion.yaml"))]
     sim = Simulator(model, SimulatorConfig(dt=DT, self_collision=self_collision), providers=providers)
     q0 = sim.reset("stand")
-    ctrl = holding_controller(model, q0)
+    ctrl = holding_controller(model, q0, swing=swing)
     sole0 = [frame_placement(model, q0, f)[:3, 3] for f in FEET]
     for _ in range(20):  # compile / warm caches
         sim.step(ctrl(sim.q[7:], sim.v[6:]))
@@ -125,15 +142,17 @@ def run_ours(seconds: float, with_limits: bool = False, self_collision: bool = F
     steps = int(round(seconds / DT))
     costs = np.empty(steps)
     pen = 0.0
+    at_rest = 0
     for i in range(steps):
         q, v = sim._q, sim._v
-        tau = ctrl(q[7:], v[6:])
+        tau = ctrl(q[7:], v[6:], sim.t)
         t0 = time.perf_counter()
         r = sim.step(tau)
         costs[i] = time.perf_counter() - t0
         pen = max(pen, r.max_penetration)
+        at_rest += r.stages == 0
     slip = max(float(np.linalg.norm((frame_placement(model, r.q, f)[:3, 3] - s0)[:2])) for f, s0 in zip(FEET, sole0))
-    return costs, slip, pen, sim, ctrl
+    return costs, slip, pen, sim, ctrl, at_rest / steps
 
 
 def mujoco_model(model, urdf_text: str | None = None, floating: bool = True, rk4: bool = False):
@@ -204,7 +223,7 @@ def run_mujoco(seconds: float, model, q0, ctrl, rk4: bool = False):
     costs = np.empty(steps)
     pen = 0.0
     for i in range(steps):
-        d.qfrc_applied[dadr] = ctrl(d.qpos[qadr], d.qvel[dadr])
+        d.qfrc_applied[dadr] = ctrl(d.qpos[qadr], d.qvel[dadr], d.time)
         t0 = time.perf_counter()
         mujoco.mj_step(m, d)
         costs[i] = time.perf_counter() - t0
@@ -306,11 +325,27 @@ def profile_ours(sim, ctrl, steps: int = 500) -> str:
     prof = cProfile.Profile()
     prof.enable()
     for _ in range(steps):
-        sim.step(ctrl(sim._q[7:], sim._v[6:]))
+        sim.step(ctrl(sim._q[7:], sim._v[6:], sim.t))
     prof.disable()
     out = io.StringIO()
     pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(18)
     return out.getvalue()
+
+
+def print_swinging(seconds: float, model, q0) -> None:
+    """Standing with the arms swinging (holding_controller's swing): every step moves, so every
+    step of ours takes the Runge-Kutta stages; both simulators, the same controller."""
+    ours, slip, pen, _, ctrl, rest = run_ours(seconds, swing=SWING)
+    mj, mslip, mpen = run_mujoco(seconds, model, q0, ctrl)
+    print(
+        f"\nstanding, arms swinging ±{SWING:g} rad at {1 / SWING_PERIOD:g} Hz "
+        f"(every step moves; {rest:.0%} of ours at rest):\n"
+        f"  humanoid_sim: step cost median {np.median(ours) * 1e6:8.1f} µs, mean {ours.mean() * 1e6:8.1f} µs "
+        f"(slip {slip:.3e} m, penetration {pen:.3e} m)\n"
+        f"  MuJoCo:       step cost median {np.median(mj) * 1e6:8.1f} µs, mean {mj.mean() * 1e6:8.1f} µs "
+        f"(slip {mslip:.3e} m, penetration {mpen:.3e} m)\n"
+        f"  ratio humanoid_sim / MuJoCo (median step): {np.median(ours) / np.median(mj):.2f}"
+    )
 
 
 def print_standing_mujoco(mj, mslip, mpen, med, seconds) -> None:
@@ -324,17 +359,18 @@ def print_standing_mujoco(mj, mslip, mpen, med, seconds) -> None:
 def main() -> None:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     seconds = float(args[0]) if args else 10.0
-    ours, slip, pen, sim, ctrl = run_ours(seconds)
+    ours, slip, pen, sim, ctrl, rest = run_ours(seconds)
     print(f"humanoid_sim: {sim.model.nv} dof, double support, dt = {DT * 1e3:.1f} ms, {seconds:g} s simulated ({machine_load()})")
     med = np.median(ours) * 1e6
     print(f"  step cost median {med:8.1f} µs, mean {ours.mean() * 1e6:8.1f} µs, real-time factor {DT / np.median(ours):6.2f}")
+    print(f"  {rest:.0%} of its steps at rest (the constant-acceleration step, no Runge-Kutta stages)")
     print(f"  foot slip {slip:.3e} m, max penetration {pen:.3e} m after {seconds:g} s")
-    lim, lslip, lpen, _, _ = run_ours(min(seconds, 2.0), with_limits=True)
+    lim, lslip, lpen, *_ = run_ours(min(seconds, 2.0), with_limits=True)
     print(
         f"  with the range-of-motion provider: step cost median {np.median(lim) * 1e6:8.1f} µs, "
         f"mean {lim.mean() * 1e6:8.1f} µs (slip {lslip:.3e} m, penetration {lpen:.3e} m)"
     )
-    self_costs, sslip, spen, _, _ = run_ours(min(seconds, 2.0), self_collision=True)
+    self_costs, sslip, spen, *_ = run_ours(min(seconds, 2.0), self_collision=True)
     base_costs = run_ours(min(seconds, 2.0))[0]  # the same length, right beside it
     print(
         f"  with self-collision: step cost median {np.median(self_costs) * 1e6:8.1f} µs against "
@@ -354,6 +390,7 @@ def main() -> None:
             f"(slip {rslip:.3e} m, penetration {rpen:.3e} m); "
             f"ratio humanoid_sim / MuJoCo RK4 {med / (np.median(rk) * 1e6):.2f}"
         )
+        print_swinging(seconds, sim.model, sim.reset("stand"))
     if "--no-fall" not in sys.argv:
         print_fall(seconds)
     if "--no-profile" not in sys.argv:

@@ -305,6 +305,7 @@ COUNTS_DTYPE = np.dtype(
         ("validated", np.int64),  # every integrated solve passed its checks (0/1)
         ("bounded", np.int64),  # a bounded solve replaced a checked one (0/1)
         ("sweeps", np.int64),  # Gauss-Seidel sweeps of the step's bounded solves (the most)
+        ("stages", np.int64),  # Runge-Kutta stages evaluated beyond the first (0: a state at rest)
         ("ground_points", np.int64),  # points of the ZMP's support
         ("ground_hull", np.int64),  # their hull's size
         ("memory", np.int64),  # contacts remembered for the next step
@@ -354,6 +355,7 @@ class StepCounts(NamedTuple):
     validated: int
     bounded: int
     sweeps: int
+    stages: int
     ground_points: int
     ground_hull: int
     memory: int

@@ -30,7 +30,8 @@ bundles of contact/step_data.py (the dynamics workspace is already at (q, v)):
     the bounded solve of the same rows (contact/bounded_solve.py; an area the rounds reduced
     taken back as built where the solve would drive one of its points in), valid by
     construction: a failed solve is never integrated;
- 5. integration (dynamics/integrator.py: RK4-Munthe-Kaas with the constraint force held);
+ 5. integration (dynamics/integrator.py: RK4-Munthe-Kaas with the constraint force held; a
+    state at rest takes the constant-acceleration step the stages would give);
     reports (wrenches, p_v of Eq. 26, world points, ZMP) and the contact memory.
 
 Returns OK, or CAPACITY (a table was too small: the caller grows it and repeats the step;
@@ -83,7 +84,13 @@ from humanoid_sim.contact.methods import CAPACITY, NONFINITE, OK, PENALTY_VOLUME
 from humanoid_sim.contact.pair_contacts import collide_pairs_nb
 from humanoid_sim.contact.penalty_volume import penalty_volume_free_acceleration_nb, penalty_volume_nb
 from humanoid_sim.contact.relaxed_qp import relaxed_qp_nb
-from humanoid_sim.dynamics.integrator import held_forces_nb, hold_wrench_nb, release_held_wrenches_nb, rk4_step_nb
+from humanoid_sim.dynamics.integrator import (
+    at_rest_nb,
+    held_forces_nb,
+    hold_wrench_nb,
+    release_held_wrenches_nb,
+    rk4_step_nb,
+)
 from humanoid_sim.dynamics.kernels import point_motion_nb, rnea_nb, update_all_nb, velocities_nb
 from humanoid_sim.dynamics.mass_factor import back_project_nb, factor_nb, rows_nb, solve_lt_vec_nb, solve_vec_nb
 
@@ -723,6 +730,8 @@ def _solve_rows(d, nrow, symmetric, base, x, lam) -> int:
         for i in range(nv):
             x[i] = base[i]
         return 0
+    if nrow > nv:  # B = H A^-1 Ĥᵀ (nrow, nrow) has rank nv at most: singular, without forming it
+        return 1
     k = nrow
     ZT = s.ZT[: nv * k].reshape((nv, k))
     B = s.B[: k * k].reshape((k, k))
@@ -1538,12 +1547,15 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
     tab = d.tables[t_index]
     a, a0, v_plus = out.a, out.a0, out.v_plus
     # 5. integration with the constraint force Hᵀλ = M (a - a0) held over the step, the
-    # contacts' wrenches on their bodies' points (dynamics/integrator.py)
+    # contacts' wrenches on their bodies' points (dynamics/integrator.py); a state at rest
+    # takes the constant-acceleration step, which needs neither
     tau_c = out.tau_c
-    held_forces_nb(dyn.M, a, a0, tau, tau_c)
-    _hold_contact_wrenches(d, tab, nc)
-    release_held_wrenches_nb(d.tree, d.stage, out.held, dyn.R, dyn.p, dyn.S, tau_c)
-    rk4_step_nb(d.tree, d.stage, out.held, q, v_plus, a, tau_c, dyn.damping, dt, out.q_next, out.v_next)
+    if not at_rest_nb(v_plus, a, dt):
+        held_forces_nb(dyn.M, a, a0, tau, tau_c)
+        _hold_contact_wrenches(d, tab, nc)
+        release_held_wrenches_nb(d.tree, d.stage, out.held, dyn.R, dyn.p, dyn.S, tau_c)
+    counts.stages = rk4_step_nb(d.tree, d.stage, out.held, q, v_plus, a, tau_c, dyn.damping, dt, out.q_next,
+                                out.v_next)  # fmt: skip
     for i in range(out.q_next.shape[0]):
         if not math.isfinite(out.q_next[i]):
             return NONFINITE

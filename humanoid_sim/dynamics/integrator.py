@@ -34,6 +34,17 @@ with [·, ·] the se(3) bracket in linear-first coordinates,
     [(v₁, ω₁), (v₂, ω₂)] = (ω₁ × v₂ + v₁ × ω₂, ω₁ × ω₂).
 Joint coordinates are a vector space: their stage increments are plain.
 
+A state at rest: when over the step no coordinate would move by more than REST_MOTION and no
+velocity would change by more than REST_VELOCITY_CHANGE (|v_i| dt and |a1_i| dt), every stage
+would see the state of the first one to within those amounts, and the stages would return a1
+to the same order: the velocity-product terms are quadratic in v, the damping force is
+linearly implicit (its share of a stage's acceleration changes by at most the stage's
+velocity change over dt), and the configuration-dependent terms change with the 1e-13 of
+motion. The step is then the one RK4 gives for a constant acceleration, v' = v + a1 dt,
+q' = q ⊕ (v + a1 dt / 2) dt, without evaluating the stages (the bundled humanoid standing:
+the two differ by 9e-16 m/s, the stages cost 12 µs of its 31 µs step). A robot that moves at
+all is integrated by the stages.
+
 Symbols: q (nq,), v (nv,) as in docs/conventions.md; a = v̇ (nv,); τ_c (nv,) generalised
 forces held over the step [N, N m]; D (nv,) viscous coefficients; Θ (nv,) increments of
 the stage configurations (free bodies: body-frame twist × time).
@@ -65,16 +76,27 @@ from humanoid_sim.dynamics.kernels import (
 from humanoid_sim.dynamics.kinematic_tree import KinematicTree
 
 __all__ = [
+    "REST_MOTION",
+    "REST_VELOCITY_CHANGE",
     "HeldWrenches",
     "StageWork",
+    "at_rest_nb",
     "free_acceleration_nb",
     "held_forces_nb",
     "held_wrenches",
     "hold_wrench_nb",
     "release_held_wrenches_nb",
     "rk4_step_nb",
+    "runge_kutta_nb",
     "stage_work",
 ]
+
+# A state at rest over a step (module docstring): no coordinate moves by more than REST_MOTION
+# [m or rad] (|v_i| dt) and no velocity changes by more than REST_VELOCITY_CHANGE [m/s or
+# rad/s] (|a1_i| dt). The bundled humanoid standing on its rigid contacts moves 4e-17 and
+# changes 5e-14 per step; any motion a controller makes is many orders above both.
+REST_MOTION = 1e-13
+REST_VELOCITY_CHANGE = 1e-10
 
 
 class HeldWrenches(NamedTuple):
@@ -428,7 +450,34 @@ def _hold_wrench_in_world(theta, tau_c, tau_s, s) -> None:
 
 
 @njit(cache=True)
-def rk4_step_nb(tree, w, held, q, v, a1, tau_c, damping, dt, q_out, v_out) -> None:
+def at_rest_nb(v, a1, dt) -> bool:
+    """Whether (v (nv,), a1 (nv,)) is a state at rest over a step dt [s]: |v_i| dt <=
+    REST_MOTION and |a1_i| dt <= REST_VELOCITY_CHANGE for every i (False for a non-finite one)."""
+    for i in range(v.shape[0]):
+        if not (abs(v[i]) * dt <= REST_MOTION and abs(a1[i]) * dt <= REST_VELOCITY_CHANGE):
+            return False
+    return True
+
+
+@njit(cache=True)
+def rk4_step_nb(tree, w, held, q, v, a1, tau_c, damping, dt, q_out, v_out) -> int:
+    """One step: the constant-acceleration step of a state at rest, else the fourth-order
+    Runge-Kutta-Munthe-Kaas step (runge_kutta_nb); arguments as there. Returns the stages
+    evaluated beyond the first: 0 at rest, else 3 (module docstring)."""
+    if not at_rest_nb(v, a1, dt):
+        runge_kutta_nb(tree, w, held, q, v, a1, tau_c, damping, dt, q_out, v_out)
+        return 3
+    nv = v.shape[0]
+    theta = w.theta
+    for i in range(nv):
+        theta[i] = dt * (v[i] + 0.5 * dt * a1[i])
+        v_out[i] = v[i] + dt * a1[i]
+    integrate_nb(tree.joint_type, tree.q_index, tree.v_index, q, theta, 1.0, q_out)
+    return 0
+
+
+@njit(cache=True)
+def runge_kutta_nb(tree, w, held, q, v, a1, tau_c, damping, dt, q_out, v_out) -> None:
     """One fourth-order Runge-Kutta-Munthe-Kaas step (module docstring).
 
     tree: KinematicTree; w: StageWork; held: HeldWrenches, the wrenches held on their bodies'

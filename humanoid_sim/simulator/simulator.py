@@ -301,7 +301,9 @@ class StepResult(NamedTuple):
     the bounded solve of its joint-stop rows when it ran;
     watched: points out of every contact (beyond their groups' guards) that the acceleration
     phase's solve would have driven into the surface, and that it took in as guards before
-    solving again (contact/step_kernel.py: _watch_points)."""
+    solving again (contact/step_kernel.py: _watch_points);
+    stages: the Runge-Kutta stages evaluated beyond the first: 3, or 0 for a state at rest,
+    which takes the constant-acceleration step the stages would give (dynamics/integrator.py)."""
 
     t: float
     q: np.ndarray
@@ -318,6 +320,7 @@ class StepResult(NamedTuple):
     solver: str = "checked"
     sweeps: int = 0
     watched: int = 0
+    stages: int = 3
 
 
 class Simulator:
@@ -713,7 +716,7 @@ class Simulator:
         return StepResult(
             self._t, q_next.copy(), v_next.copy(), self._actuation.applied.copy(), reports, zmp, counts.rounds,
             bool(counts.validated), bool(counts.impulse), counts.max_penetration, forces, out.a.copy(),
-            "bounded" if counts.bounded else self._solver, counts.sweeps, counts.watched,
+            "bounded" if counts.bounded else self._solver, counts.sweeps, counts.watched, counts.stages,
         )  # fmt: skip
 
     def _provider_rows(self, rows: list[OneSidedRows], v: np.ndarray) -> tuple[list[_Batch], np.ndarray | None]:

@@ -39,6 +39,33 @@ def test_dropped_box_rests_without_bounce_at_zero_restitution():
     assert r.zmp.margin > 0.04  # the ZMP is at the centre of the 0.2 x 0.1 sole
 
 
+def test_a_box_at_rest_steps_without_the_stages_and_stays_where_it_is():
+    """A state at rest takes the constant-acceleration step (StepResult.stages 0,
+    dynamics/integrator.py): the box falling and landing takes the four Runge-Kutta stages;
+    lying still, the step without them leaves it exactly where it is, with its weight on the
+    ground, and so does a push its friction holds; lifted, it takes the stages again on the
+    first step."""
+    sim = ground_sim(Material(1.0, 0.8, 0.0))
+    sim.set_state(np.array([0, 0, HALF_Z + 0.05, 0, 0, 0, 1.0]), np.zeros(6))
+    stages = [sim.step().stages for _ in range(400)]
+    assert stages[:50] == [3] * 50  # falling
+    assert stages[-100:] == [0] * 100  # lying still
+    q_rest = sim.q.copy()
+    for _ in range(200):
+        r = sim.step()
+        assert r.stages == 0
+        (c,) = r.contacts
+        assert c.wrench_world[2] == pytest.approx(BOX_MASS * G, rel=1e-9)
+    assert np.max(np.abs(r.q - q_rest)) <= 1e-15 and np.max(np.abs(r.v)) <= 1e-12
+    push = np.zeros(6)
+    push[0] = 0.01 * BOX_MASS * G  # well within static friction: the box stays, its force changes
+    r = sim.step(external_force=push)
+    assert r.stages == 0 and np.max(np.abs(r.v)) <= 1e-12
+    push[0], push[2] = 0.0, 2.0 * BOX_MASS * G  # lifted off
+    r = sim.step(external_force=push)
+    assert r.stages == 3 and r.v[2] > 0.0
+
+
 def test_a_penetrating_box_moving_out_is_no_contact_but_its_depth_is_reported():
     """A box 5 mm into the ground and leaving it at 1 m/s (faster than the correction of
     Eq. 20b would move it out) is separating: no contact, no force. Its depth is still

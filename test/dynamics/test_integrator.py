@@ -6,6 +6,9 @@ body's point enters every stage as J(q)ᵀ w of that point at the stage's q.
   takes exactly that J(q)ᵀ w out of the generalised force held over the step.
 - At another configuration, the wrench acts on the same material point, moved with its body
   (or lift below it, for a rolling sphere's centre), with its force and moment unturned.
+- A state at rest (no coordinate moving REST_MOTION in the step, no velocity changing
+  REST_VELOCITY_CHANGE) takes the constant-acceleration step without the stages, and that is
+  the step the four stages give, to rounding; any state that moves more takes the stages.
 """
 
 from __future__ import annotations
@@ -15,14 +18,20 @@ import pytest
 from dynamics_oracle import assert_relative_close, random_state, random_tree_model
 
 from humanoid_sim.dynamics.integrator import (
+    REST_MOTION,
+    REST_VELOCITY_CHANGE,
+    at_rest_nb,
     free_acceleration_nb,
     held_wrenches,
     hold_wrench_nb,
     release_held_wrenches_nb,
+    rk4_step_nb,
+    runge_kutta_nb,
     stage_work,
 )
 from humanoid_sim.dynamics.kinematic_tree import kinematic_tree
 from humanoid_sim.dynamics.kinematics import forward_kinematics, point_jacobian
+from humanoid_sim.dynamics.rigid_body_dynamics import gravity_forces, mass_matrix
 from humanoid_sim.dynamics.spatial import axis_angle_to_rotation
 
 
@@ -92,3 +101,52 @@ def test_a_held_wrench_moves_with_its_material_point_and_keeps_its_world_axes(mo
     # and not the generalised force of the start
     free_acceleration_nb(tree, w, held_wrenches(1), q2, v2, tau + _generalised(model, q, entries), reference)
     assert np.max(np.abs(with_held - reference)) > 1e-3
+
+
+def _near_rest(model, rng, tree, w, held, speed, acceleration, dt):
+    """A state (q, v, a1) whose velocities are ~speed and whose accelerations are ~acceleration
+    under the held forces tau_c = g(q) + M δ (gravity held, as contacts hold a robot at rest) and
+    joint damping; a1 is the first stage's acceleration, as the step's solve gives it."""
+    q, _ = random_state(model, rng)
+    v = rng.normal(size=model.nv) * speed
+    tau_c = gravity_forces(model, q) + mass_matrix(model, q) @ (rng.normal(size=model.nv) * acceleration)
+    damping = rng.uniform(0.0, 2.0, size=model.nv)
+    a1 = np.empty(model.nv)
+    free_acceleration_nb(tree, w, held, q, v, tau_c - damping * v, a1)
+    return q, v, a1, tau_c, damping
+
+
+def test_a_state_at_rest_takes_the_step_the_four_stages_would_give(model, rng):
+    tree = kinematic_tree(model)
+    w = stage_work(tree, np.full(model.nv, 0.01))
+    held = held_wrenches(1)
+    dt = 1e-3
+    for _ in range(5):
+        q, v, a1, tau_c, damping = _near_rest(model, rng, tree, w, held, 1e-12, 1e-9, dt)
+        assert np.max(np.abs(v)) * dt <= REST_MOTION and np.max(np.abs(a1)) * dt <= REST_VELOCITY_CHANGE
+        assert at_rest_nb(v, a1, dt)
+        q_rest, v_rest, q_rk, v_rk = np.empty(model.nq), np.empty(model.nv), np.empty(model.nq), np.empty(model.nv)
+        assert rk4_step_nb(tree, w, held, q, v, a1, tau_c, damping, dt, q_rest, v_rest) == 0
+        np.testing.assert_array_equal(v_rest, v + dt * a1)  # the constant-acceleration step
+        runge_kutta_nb(tree, w, held, q, v, a1, tau_c, damping, dt, q_rk, v_rk)
+        # what the stages add is the change of the acceleration within the step: the damping's
+        # decay of the step's velocity change (D / m up to 200 1/s here), a few % of that change
+        assert np.max(np.abs(v_rest - v_rk)) <= 0.1 * np.max(np.abs(v_rk - v))
+        assert np.max(np.abs(q_rest - q_rk)) <= 1e-15
+
+
+@pytest.mark.parametrize(("speed", "acceleration"), [(1e-6, 1e-9), (1e-12, 1e-4), (np.nan, 0.0)])
+def test_a_state_that_moves_takes_the_four_stages(model, rng, speed, acceleration):
+    tree = kinematic_tree(model)
+    w = stage_work(tree, np.full(model.nv, 0.01))
+    held = held_wrenches(1)
+    dt = 1e-3
+    q, v, a1, tau_c, damping = _near_rest(model, rng, tree, w, held, 1e-12, acceleration, dt)
+    v[rng.integers(model.nv)] = speed  # one coordinate moving (or not finite) is enough
+    free_acceleration_nb(tree, w, held, q, v, tau_c - damping * v, a1)
+    assert not at_rest_nb(v, a1, dt)
+    q_step, v_step, q_rk, v_rk = np.empty(model.nq), np.empty(model.nv), np.empty(model.nq), np.empty(model.nv)
+    assert rk4_step_nb(tree, w, held, q, v, a1, tau_c, damping, dt, q_step, v_step) == 3
+    runge_kutta_nb(tree, w, held, q, v, a1, tau_c, damping, dt, q_rk, v_rk)
+    np.testing.assert_array_equal(q_step, q_rk)
+    np.testing.assert_array_equal(v_step, v_rk)

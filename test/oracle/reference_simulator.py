@@ -232,7 +232,7 @@ class ReferenceSimulator(Simulator):
                 lift = float(np.max(c.area.roll[:, 0])) if c.rolling else 0.0
                 hold_wrench_nb(held, ws.R, ws.p, c.body, c.area.origin, lift, c.area.R_world_vl, c.lam, 1.0)
         release_held_wrenches_nb(self._tree, self._stage, held, ws.R, ws.p, ws.S, tau_c)
-        rk4_step_nb(self._tree, self._stage, held, q, v_plus, a, tau_c, self._damping, dt, q_next, v_next)
+        stages = rk4_step_nb(self._tree, self._stage, held, q, v_plus, a, tau_c, self._damping, dt, q_next, v_next)
         if not (all_finite(q_next) and all_finite(v_next)):
             raise SimulationError(f"step at t = {self._t:.6f} s produced a non-finite state")
 
@@ -250,6 +250,7 @@ class ReferenceSimulator(Simulator):
         return StepResult(
             self._t, q_next.copy(), v_next.copy(), tau_j, tuple(reports), zmp, rep.rounds, rep.validated and not bounded,
             impulse_ran, max_pen, tuple(forces), a.copy(), "bounded" if bounded or rep.bounded else "checked", 0, watched,
+            stages,
         )  # fmt: skip
 
     # ------------------------------------------------------------- helpers
