@@ -89,7 +89,9 @@ class RangeOfMotionProvider:
         self._joint_v = model.joint_v_index
         self._empty = OneSidedRows.empty(model.nv)
         self._last = self._empty
-        self._forces = np.zeros(0)
+        self._no_forces = np.zeros(0)
+        self._no_forces.setflags(write=False)
+        self._forces = self._no_forces
         self._tables_groups: tuple = ()
         self._refresh_tables()
 
@@ -134,7 +136,7 @@ class RangeOfMotionProvider:
         inactive (``group_clear_nb``), and only the others are evaluated exactly.
         """
         self._last = self._rows(q, v, screen=True)
-        self._forces = np.zeros(self._last.count)
+        self._forces = np.zeros(self._last.count) if self._last.count else self._no_forces
         return self._last
 
     def evaluate(self, q: np.ndarray, v: np.ndarray) -> OneSidedRows:
@@ -163,7 +165,7 @@ class RangeOfMotionProvider:
         forces = np.asarray(forces, dtype=float).reshape(-1)
         if forces.size != self._last.count:
             raise ValueError(f"{self.name}: got {forces.size} forces for {self._last.count} rows")
-        self._forces = forces.copy()
+        self._forces = forces.copy() if forces.size else self._no_forces
 
     def report(self) -> LimitReport:
         """Active limits and their torques after the last ``accept_forces``."""

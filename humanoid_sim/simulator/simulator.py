@@ -348,6 +348,9 @@ class Simulator:
         self.world_model = world_model
         self.providers = tuple(providers)
         self._validated_empty: list[OneSidedRows | None] = [None] * len(self.providers)
+        # a step whose providers all return their validated empty batch: no rows, no forces
+        self._no_batches = [_Batch(0, _NO_ROWS, (), None, None)] * len(self.providers)
+        self._no_forces = (_NO_FORCES,) * len(self.providers)
         self._point_forces = self.contact_method != CONTACT_METHODS[VIRTUAL_LINK]  # reports carry per-point forces
         self._solver = "checked" if not self._point_forces else self.contact_method  # StepResult.solver
         self._last_hard_force: dict[str, float] = {}  # provider row name -> its force in the last step [N m or N]
@@ -567,16 +570,22 @@ class Simulator:
         soft, n_hard = self._zero_nv, 0
         if self.providers:
             rows = [p.rows(q, v) for p in self.providers]
+            empty = True
             for i, r in enumerate(rows):
                 # an empty batch already validated (the same immutable object again) is skipped
                 if r is not self._validated_empty[i]:
                     r.validate(self.model.nv)
                     if r.count == 0:
                         self._validated_empty[i] = r
-            batches, soft_force = self._provider_rows(rows, v)
-            if soft_force is not None:
-                soft = soft_force
-            n_hard = _hard_row_count(batches)
+                    else:
+                        empty = False
+            if empty:  # no provider has a row: nothing to sort, fill or hand back
+                batches = self._no_batches
+            else:
+                batches, soft_force = self._provider_rows(rows, v)
+                if soft_force is not None:
+                    soft = soft_force
+                n_hard = _hard_row_count(batches)
         while True:
             status = advance_nb(self._data, q, v, tau_j, external, soft, n_hard)
             if status != CAPACITY:
@@ -702,7 +711,10 @@ class Simulator:
         zp = out.zmp.copy()
         zmp = ZmpReport(zp[:3], out.zmp_support[: counts.ground_hull].copy(), float(zp[3]), zp[4:7], zp[7:10])
         forces = ()
-        if self.providers:
+        if batches is self._no_batches:
+            forces = self._no_forces
+            self._last_hard_force = {}
+        elif self.providers:
             hard_force = self._hard.force + self._hard.impulse / self.config.dt
             forces = tuple(self._provider_forces(rows, batches, hard_force))
             last: dict[str, float] = {}
