@@ -61,6 +61,7 @@ def test_a_box_at_rest_steps_without_the_stages_and_stays_where_it_is():
     push[0] = 0.01 * BOX_MASS * G  # well within static friction: the box stays, its force changes
     r = sim.step(external_force=push)
     assert r.stages == 0 and np.max(np.abs(r.v)) <= 1e-12
+    assert r.contacts[0].wrench_world[0] == pytest.approx(-push[0], rel=1e-9)  # friction holds it
     push[0], push[2] = 0.0, 2.0 * BOX_MASS * G  # lifted off
     r = sim.step(external_force=push)
     assert r.stages == 3 and r.v[2] > 0.0
