@@ -579,9 +579,10 @@ def group_clear_nb(tab, g, qg, qdg, band, lookahead, sc):  # pragma: no cover - 
     """True when provably no row of group g of tab (RangeTables) is active at joint angles
     qg (3,) and rates qdg (3,); False when one may be (then group_rows_with_drift_nb).
 
-    The swing gap is at least (distance to the nearest dense sample) - tab.reach (bound on half
-    the longest arc between neighbouring samples), and the twist range at any swing point
-    contains [tab.lo_max, tab.hi_min] (Eq. 3.16-3.17 blend limits of the control points and the
+    The swing gap is at least tab.inner - |s| within the disc about the origin that the boundary
+    keeps clear of, and anywhere at least (distance to the nearest dense sample) - tab.reach
+    (bound on half the longest arc between neighbouring samples), and the twist range at any
+    swing point contains [tab.lo_max, tab.hi_min] (Eq. 3.16-3.17 blend limits of the control points and the
     centre). With a look-ahead the band widens by what the rows' rates can close in that
     time, bounded as group_rows_nb bounds them: the swing row's rate by |ṡ|, the twist rows'
     by |ψ̇| + TWIST_LIMIT_SLOPE_CAP |ṡ|."""
@@ -598,6 +599,10 @@ def group_clear_nb(tab, g, qg, qdg, band, lookahead, sc):  # pragma: no cover - 
         twist_band = band + lookahead * (psi_rate + TWIST_LIMIT_SLOPE_CAP * s_rate)
     if tab.hi_min[g] - psi < twist_band or psi - tab.lo_max[g] < twist_band:
         return False
+    # within the disc about the origin that the boundary keeps clear of (tab.inner): inside it,
+    # at least inner - |s| from it, without a search of the samples (a posture near neutral)
+    if np.sqrt(sx * sx + sy * sy) + swing_band <= tab.inner[g]:
+        return True
     n, m = tab.n_points[g], tab.n_samples[g]
     samples, boxes = tab.samples[g, :n, :m], tab.boxes[g, :n]
     reach = tab.reach[g]

@@ -55,7 +55,10 @@ class RangeTables(NamedTuple):
     twist_lower, twist_upper (G, N): twist limits at the control points; centre_twist (G, 2):
     at θ = 0; orientation (G,): +1 counter-clockwise, -1 clockwise.
     reach (G,): bound on half the longest arc between neighbouring samples; lo_max, hi_min
-    (G,): the twist range every swing point's limits contain (the screen, group_clear_nb).
+    (G,): the twist range every swing point's limits contain (the screen, group_clear_nb);
+    inner (G,): radius of a disc about the swing plane's origin inside the boundary and clear
+    of it (0: none, the origin is not inside), so that a swing point s in it is at least
+    inner - |s| inside (the screen's first test).
     """
 
     stop_q: np.ndarray
@@ -82,6 +85,7 @@ class RangeTables(NamedTuple):
     reach: np.ndarray
     lo_max: np.ndarray
     hi_min: np.ndarray
+    inner: np.ndarray
 
 
 class GroupScratch(NamedTuple):
@@ -154,6 +158,15 @@ def _arc_reach(coefficients: np.ndarray, m: int) -> float:
     return 0.505 * float(chords.max()) + 1e-12
 
 
+def _inner_radius(boundary, reach: float) -> float:
+    """RangeTables.inner of one boundary: the samples' least distance from the origin less
+    ``reach`` (every point of the curve lies within reach of a sample, so the open disc of that
+    radius holds none), when the origin is inside the boundary (then so is the whole disc);
+    else 0."""
+    r = float(np.min(np.hypot(boundary.samples[..., 0], boundary.samples[..., 1]))) - reach
+    return r if r > 0.0 and boundary.contains(np.zeros(2)) else 0.0
+
+
 def range_tables(
     stop_q: np.ndarray, stop_v: np.ndarray, stop_lower: np.ndarray, stop_upper: np.ndarray,
     groups: Sequence["BallJointKinematics"],
@@ -168,7 +181,7 @@ def range_tables(
     n_points, n_samples = np.zeros(G, np.int64), np.zeros(G, np.int64)
     coefficients, samples, boxes = np.zeros((G, N, 4, 2)), np.zeros((G, N, M, 2)), np.zeros((G, N, 6))
     tw_lo, tw_hi, centre, orientation = np.zeros((G, N)), np.zeros((G, N)), np.zeros((G, 2)), np.zeros(G)
-    reach, lo_max, hi_min = np.zeros(G), np.zeros(G), np.zeros(G)
+    reach, lo_max, hi_min, inner = np.zeros(G), np.zeros(G), np.zeros(G), np.zeros(G)
     for i, kin in enumerate(groups):
         grp, bnd = kin.group, kin.group.boundary
         n, m = bnd.samples.shape[0], bnd.samples.shape[1]
@@ -183,11 +196,12 @@ def range_tables(
         reach[i] = _arc_reach(bnd.coefficients, m)
         lo_max[i] = max(float(np.max(bnd.twist_lower)), float(bnd.centre_twist[0]))
         hi_min[i] = min(float(np.min(bnd.twist_upper)), float(bnd.centre_twist[1]))
+        inner[i] = _inner_radius(bnd, reach[i])
     return RangeTables(
         np.array(stop_q, dtype=np.int64), np.array(stop_v, dtype=np.int64), np.array(stop_lower, dtype=float),
         np.array(stop_upper, dtype=float), g_q, g_v,
         R_zero, axes, R_ref, a, e1, e2, n_points, n_samples, coefficients, samples, boxes, tw_lo, tw_hi, centre,
-        orientation, reach, lo_max, hi_min,
+        orientation, reach, lo_max, hi_min, inner,
     )  # fmt: skip
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from humanoid_sim.limits import RangeOfMotionProvider, load_range_of_motion
 from humanoid_sim.limits.kernels import rows_screen_nb
+from humanoid_sim.limits.range_tables import range_tables
 from humanoid_sim.model import load_urdf
 from humanoid_sim.simulator.simulator import Simulator
 
@@ -34,6 +35,26 @@ def test_screen_is_clear_at_the_standing_pose(humanoid_provider):
     assert len(provider.groups) == 4
     assert _screen(provider, q, np.zeros(model.nv))
     assert provider.rows(q, np.zeros(model.nv)).count == 0
+
+
+def test_the_disc_the_screen_trusts_lies_inside_every_boundary(humanoid_provider, rng):
+    """RangeTables.inner: every point s of the disc of that radius about the swing plane's
+    origin is inside its group's boundary and at least inner - |s| from it (SwingBoundary's
+    exact contains and nearest); the bundled humanoid's four groups all have such a disc
+    (their neutral postures are inside)."""
+    _, provider, _ = humanoid_provider
+    none = np.zeros(0, np.int64)
+    tables = range_tables(none, none, np.zeros(0), np.zeros(0), provider.groups)
+    for g, kin in enumerate(provider.groups):
+        boundary, inner = kin.group.boundary, float(tables.inner[g])
+        assert inner > 0.0, kin.group.name
+        for _ in range(300):
+            angle, radius = rng.uniform(0.0, 2.0 * np.pi), inner * np.sqrt(rng.uniform())
+            s = radius * np.array([np.cos(angle), np.sin(angle)])
+            assert boundary.contains(s), (kin.group.name, s)
+            assert boundary.nearest(s).distance >= inner - radius - 1e-12, (kin.group.name, s)
+        # and the disc is not much smaller than the least distance of the boundary from the origin
+        assert inner >= 0.9 * boundary.nearest(np.zeros(2)).distance
 
 
 def test_screen_never_hides_an_active_row(humanoid_provider, rng):
