@@ -22,8 +22,8 @@ both simulators too.
 A passive fall beside it: the same humanoid from "stand" with zero torque on both
 simulators (same URDF, same initial state), the mean step cost over the first 2 s of the
 fall (the collapse onto the ground) for both, and the ratio; ours also with the
-range-of-motion provider, as the node runs it (joints at their stops while it lies); a fall that raises is reported
-with its message and the cost of the steps it made. Each simulator runs the fall once
+range-of-motion provider, as the node runs it (joints at their stops while it lies); a fall
+that raises is reported with its message and the cost of the steps it made. Each simulator runs the fall once
 untimed first (first-call costs). The machine load is printed beside the timings.
 
 Usage: python bench/step.py [seconds=10] [--no-profile] [--no-fall]
@@ -122,6 +122,13 @@ def holding_controller(model, q0, w: float = 30.0, swing: float = 0.0):
     return tau
 
 
+def _providers(model, with_limits: bool) -> list:
+    """The node's range-of-motion provider of the bundled humanoid when with_limits, else none."""
+    if not with_limits:
+        return []
+    return [RangeOfMotionProvider(model, load_range_of_motion(REPO / "config" / "range_of_motion.yaml"))]
+
+
 def run_ours(seconds: float, with_limits: bool = False, self_collision: bool = False, swing: float = 0.0):
     """Our standing run; with_limits: the range-of-motion provider active (as in the node);
     self_collision: the robot's links collide with each other (SimulatorConfig); swing: the arms'
@@ -129,10 +136,8 @@ def run_ours(seconds: float, with_limits: bool = False, self_collision: bool = F
     [m], the simulator, the controller and the share of the steps taken at rest (StepResult.stages
     0: the constant-acceleration step of dynamics/integrator.py)."""
     model = load_urdf(URDF)
-    providers = []
-    if with_limits:
-        providers = [RangeOfMotionProvider(model, load_range_of_motion(REPO / "config" / "range_of_motion.yaml"))]
-    sim = Simulator(model, SimulatorConfig(dt=DT, self_collision=self_collision), providers=providers)
+    config = SimulatorConfig(dt=DT, self_collision=self_collision)
+    sim = Simulator(model, config, providers=_providers(model, with_limits))
     q0 = sim.reset("stand")
     ctrl = holding_controller(model, q0, swing=swing)
     sole0 = [frame_placement(model, q0, f)[:3, 3] for f in FEET]
@@ -238,10 +243,7 @@ def fall_ours(seconds: float, with_limits: bool = False):
     reached [s], the base height then [m] and the failure message (None when the fall ran
     to the end); with_limits: the range-of-motion provider active (as in the node)."""
     model = load_urdf(URDF)
-    providers = []
-    if with_limits:
-        providers = [RangeOfMotionProvider(model, load_range_of_motion(REPO / "config" / "range_of_motion.yaml"))]
-    sim = Simulator(model, SimulatorConfig(dt=DT), providers=providers)
+    sim = Simulator(model, SimulatorConfig(dt=DT), providers=_providers(model, with_limits))
     steps = int(round(seconds / DT))
     costs: list[float] = []
     failure = None

@@ -89,7 +89,8 @@ from humanoid_sim.dynamics.integrator import (
     held_forces_nb,
     hold_wrench_nb,
     release_held_wrenches_nb,
-    rk4_step_nb,
+    rest_step_nb,
+    runge_kutta_nb,
 )
 from humanoid_sim.dynamics.kernels import point_motion_nb, rnea_nb, update_all_nb, velocities_nb
 from humanoid_sim.dynamics.mass_factor import back_project_nb, factor_nb, rows_nb, solve_lt_vec_nb, solve_vec_nb
@@ -1548,14 +1549,18 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
     a, a0, v_plus = out.a, out.a0, out.v_plus
     # 5. integration with the constraint force Hᵀλ = M (a - a0) held over the step, the
     # contacts' wrenches on their bodies' points (dynamics/integrator.py); a state at rest
-    # takes the constant-acceleration step, which needs neither
-    tau_c = out.tau_c
-    if not at_rest_nb(v_plus, a, dt):
+    # takes the constant-acceleration step, which needs neither (integrator.rk4_step_nb's
+    # choice, made here once so that the wrenches are held only for the stages)
+    if at_rest_nb(v_plus, a, dt):
+        rest_step_nb(d.tree, d.stage, q, v_plus, a, dt, out.q_next, out.v_next)
+        counts.stages = 0
+    else:
+        tau_c = out.tau_c
         held_forces_nb(dyn.M, a, a0, tau, tau_c)
         _hold_contact_wrenches(d, tab, nc)
         release_held_wrenches_nb(d.tree, d.stage, out.held, dyn.R, dyn.p, dyn.S, tau_c)
-    counts.stages = rk4_step_nb(d.tree, d.stage, out.held, q, v_plus, a, tau_c, dyn.damping, dt, out.q_next,
-                                out.v_next)  # fmt: skip
+        runge_kutta_nb(d.tree, d.stage, out.held, q, v_plus, a, tau_c, dyn.damping, dt, out.q_next, out.v_next)
+        counts.stages = 3
     for i in range(out.q_next.shape[0]):
         if not math.isfinite(out.q_next[i]):
             return NONFINITE

@@ -86,6 +86,7 @@ __all__ = [
     "held_wrenches",
     "hold_wrench_nb",
     "release_held_wrenches_nb",
+    "rest_step_nb",
     "rk4_step_nb",
     "runge_kutta_nb",
     "stage_work",
@@ -460,20 +461,27 @@ def at_rest_nb(v, a1, dt) -> bool:
 
 
 @njit(cache=True)
-def rk4_step_nb(tree, w, held, q, v, a1, tau_c, damping, dt, q_out, v_out) -> int:
-    """One step: the constant-acceleration step of a state at rest, else the fourth-order
-    Runge-Kutta-Munthe-Kaas step (runge_kutta_nb); arguments as there. Returns the stages
-    evaluated beyond the first: 0 at rest, else 3 (module docstring)."""
-    if not at_rest_nb(v, a1, dt):
-        runge_kutta_nb(tree, w, held, q, v, a1, tau_c, damping, dt, q_out, v_out)
-        return 3
-    nv = v.shape[0]
+def rest_step_nb(tree, w, q, v, a1, dt, q_out, v_out) -> None:
+    """The step of a state at rest (at_rest_nb; module docstring): v' = v + a1 dt,
+    q' = q ⊕ (v + a1 dt / 2) dt into q_out (nq,), v_out (nv,); arguments as runge_kutta_nb's."""
     theta = w.theta
-    for i in range(nv):
+    for i in range(v.shape[0]):
         theta[i] = dt * (v[i] + 0.5 * dt * a1[i])
         v_out[i] = v[i] + dt * a1[i]
     integrate_nb(tree.joint_type, tree.q_index, tree.v_index, q, theta, 1.0, q_out)
-    return 0
+
+
+@njit(cache=True)
+def rk4_step_nb(tree, w, held, q, v, a1, tau_c, damping, dt, q_out, v_out) -> int:
+    """One step: rest_step_nb for a state at rest, else the fourth-order Runge-Kutta-Munthe-Kaas
+    step (runge_kutta_nb); arguments as there. Returns the stages evaluated beyond the first: 0
+    at rest, else 3 (module docstring). (The simulator's step makes the same choice itself, so
+    that a state at rest skips holding its wrenches too: contact/step_kernel.py.)"""
+    if at_rest_nb(v, a1, dt):
+        rest_step_nb(tree, w, q, v, a1, dt, q_out, v_out)
+        return 0
+    runge_kutta_nb(tree, w, held, q, v, a1, tau_c, damping, dt, q_out, v_out)
+    return 3
 
 
 @njit(cache=True)
