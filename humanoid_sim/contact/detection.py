@@ -186,6 +186,7 @@ class ContactDetector:
             g.body, g.kind, g.local, g.axis, g.radius, R_world_body, p_world_body, self._has_ground, self._ground_h,
             self._box_R, self._box_p, self._box_half, self.tolerance, self.flat_tolerance,
             self._idx, self._elem, self._face, self._gap, self._point, self._normal, self._tangent, self._roll,
+            self._scratch,
         )  # fmt: skip
         if k == len(self._idx):  # the hit buffers are full: grow them and detect again
             self._allocate(2 * len(self._idx))
@@ -223,3 +224,4 @@ class ContactDetector:
         self._normal = np.zeros((cap, 3))
         self._tangent = np.zeros((cap, 3))
         self._roll = np.zeros((cap, 4))
+        self._scratch = np.zeros((6, 3))  # detect_points_nb's

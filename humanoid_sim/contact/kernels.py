@@ -97,12 +97,24 @@ def _cross2(ox, oy, ax, ay, bx, by):
     return (ax - ox) * (by - oy) - (ay - oy) * (bx - ox)
 
 
+@njit(cache=True, inline="always")
+def _before(primary, secondary, b, a) -> bool:
+    """Entry b sorts strictly before entry a: by primary, then secondary."""
+    return primary[b] < primary[a] or (primary[b] == primary[a] and secondary[b] < secondary[a])
+
+
 @njit(cache=True)
-def _sort_lexicographic(P, n, order, tmp) -> None:
-    """order (n,) int64: the indices of the first n points of P (n, 2) sorted by x, then y,
-    stably (a bottom-up merge sort; tmp (n,) int64 scratch; nothing allocated)."""
+def _merge_sort_into(primary, secondary, n, order, tmp) -> None:
+    """order (n,) int64: the indices of the first n entries sorted by primary, then secondary,
+    ties in index order (a bottom-up merge sort; tmp (n,) int64 scratch; nothing allocated).
+    Entries already in order cost one pass."""
     for a in range(n):
         order[a] = a
+    for a in range(1, n):
+        if _before(primary, secondary, a, a - 1):
+            break
+    else:
+        return
     width = 1
     in_order = True  # where the sorted runs are: order, else tmp
     while width < n:
@@ -112,7 +124,7 @@ def _sort_lexicographic(P, n, order, tmp) -> None:
             i, j, k = lo, mid, lo
             while i < mid and j < hi:
                 a, b = src[i], src[j]
-                if P[b, 0] < P[a, 0] or (P[b, 0] == P[a, 0] and P[b, 1] < P[a, 1]):  # strictly: stable
+                if _before(primary, secondary, b, a):  # strictly: stable
                     dst[k] = b
                     j += 1
                 else:
@@ -132,6 +144,21 @@ def _sort_lexicographic(P, n, order, tmp) -> None:
     if not in_order:
         for a in range(n):
             order[a] = tmp[a]
+
+
+@njit(cache=True)
+def _sort_lexicographic(P, n, order, tmp) -> None:
+    """order (n,) int64: the indices of the first n points of P (n, 2) sorted by x, then y,
+    stably (_merge_sort_into; tmp (n,) int64 scratch)."""
+    _merge_sort_into(P[:, 0], P[:, 1], n, order, tmp)
+
+
+@njit(cache=True)
+def argsort_stable_into(keys, n, order, tmp) -> None:
+    """order (n,) int64: the indices of the first n keys sorted, ties in index order: numpy's
+    stable argsort (_merge_sort_into; tmp (n,) int64 scratch; nothing allocated). Keys already
+    in order (the step's hits come body by body) cost one pass."""
+    _merge_sort_into(keys, keys, n, order, tmp)
 
 
 @njit(cache=True)
@@ -481,7 +508,8 @@ def _disc_hits(k, i, c, a, e1, e2, r, n, t, elem, face, e, ground_h, box_R, box_
 
 @njit(cache=True)
 def detect_points_nb(body, kind, local, axis, radius, R, p, has_ground, ground_h, box_R, box_p, box_half, tol,
-                     flat_tol, out_idx, out_elem, out_face, out_gap, out_point, out_normal, out_tangent, out_roll) -> int:  # fmt: skip
+                     flat_tol, out_idx, out_elem, out_face, out_gap, out_point, out_normal, out_tangent, out_roll,
+                     scratch) -> int:  # fmt: skip
     """Candidates (body, kind, local, axis, radius; ContactGeometry) against the ground plane
     z = ground_h and static boxes; fills the hit arrays and returns the number of hits.
 
@@ -496,13 +524,13 @@ def detect_points_nb(body, kind, local, axis, radius, R, p, has_ground, ground_h
     (out_roll (cap, 4): c, w): the point's velocity less the velocity of the body's
     material point there is delta = -c P (n x omega), P = w w^T (a disc's rim), or the
     identity when w = 0 (a sphere); c = 0 for a point fixed to the body.
+    scratch (6, 3): the point, disc axis, rim basis, normal and tangent of a candidate.
     """
     n = body.shape[0]
     nbox = box_p.shape[0]
     off = 1 if has_ground else 0
     k = 0
     cap = out_idx.shape[0]
-    scratch = np.empty((6, 3))  # one allocation per call: point, disc axis, rim basis, normal, tangent
     w, aw, e1, e2, nrm, tng = scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], scratch[5]
     for i in range(n):
         b = body[i]
@@ -902,6 +930,25 @@ def all_within(a, lo, hi) -> bool:
 
 
 @njit(cache=True)
+def zmp_point(fx, fy, fz, nx, ny, height):
+    """The ZMP (x, y, z) [m] on the plane z = height of a total contact force (fx, fy, fz) [N]
+    with moment (nx, ny, ·) about the world origin [N m]: (n_O - p x f)_{x,y} = 0 solved for
+    p = (x, y, height); NaN without a vertical force (fz <= 1e-12 N)."""
+    if fz > 1e-12:
+        return (height * fx - ny) / fz, (nx + height * fy) / fz, height
+    return np.nan, np.nan, np.nan
+
+
+@njit(cache=True)
+def zmp_margin(x, y, support) -> float:
+    """Signed distance [m] of the ZMP (x, y) to the support polygon's boundary (k, 2), ccw
+    (signed_distance_nb: + inside); NaN without a polygon or a ZMP."""
+    if support.shape[0] == 0 or not math.isfinite(x):
+        return np.nan
+    return signed_distance_nb(x, y, support)
+
+
+@njit(cache=True)
 def zmp_nb(forces, origins, moments, points, height):
     """ZMP (3,) on z = height of wrenches (forces (n, 3) at origins (n, 3), moments (n, 3)),
     the hull indices of points (m, 2), the signed margin, total force (3,), moment about O (3,)."""
@@ -914,18 +961,10 @@ def zmp_nb(forces, origins, moments, points, height):
         N[0] += o[1] * f[2] - o[2] * f[1] + moments[i, 0]
         N[1] += o[2] * f[0] - o[0] * f[2] + moments[i, 1]
         N[2] += o[0] * f[1] - o[1] * f[0] + moments[i, 2]
-    z = np.full(3, np.nan)
-    if F[2] > 1e-12:
-        z[0] = (height * F[0] - N[1]) / F[2]
-        z[1] = (N[0] + height * F[1]) / F[2]
-        z[2] = height
-    if points.shape[0] == 0:
-        return z, np.zeros(0, np.int64), np.nan, F, N
+    z = np.empty(3)
+    z[0], z[1], z[2] = zmp_point(F[0], F[1], F[2], N[0], N[1], height)
     hull = convex_hull_nb(points)
-    margin = np.nan
-    if math.isfinite(z[0]):
-        margin = signed_distance_nb(z[0], z[1], points[hull])
-    return z, hull, margin, F, N
+    return z, hull, zmp_margin(z[0], z[1], points[hull]), F, N
 
 
 @njit(cache=True)

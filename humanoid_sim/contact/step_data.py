@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 __all__ = [
     "COUNTS_DTYPE",
     "REPORT_DTYPE",
+    "REPORT_WORDS",
     "BodyPairs",
     "ContactTable",
     "Detection",
@@ -50,6 +51,7 @@ __all__ = [
     "StepCounts",
     "StepData",
     "StepOutput",
+    "StepState",
     "StepParams",
     "StepStatics",
     "allocate_contact_table",
@@ -62,6 +64,8 @@ __all__ = [
     "joint_friction",
     "make_step_data",
     "read_counts",
+    "result_head",
+    "result_size",
 ]
 
 
@@ -152,7 +156,9 @@ class Detection(NamedTuple):
     (step_kernel._watch_points). Scratch of a group's classification
     (kernels.classify_into): pts (N, 3) its points, uv (N, 2) their plane coordinates
     (later a contact's hull polygon: step_kernel._hull_polygon), hull_order (N,) and hull
-    (2 N,) int64 its convex hull's."""
+    (2 N,) int64 its convex hull's (before the groups, hull_order is the hits' sort's scratch;
+    after the solve, both are the support polygon's). frame (6, 3): kernels.detect_points_nb's
+    scratch."""
 
     body: np.ndarray
     other: np.ndarray
@@ -173,6 +179,7 @@ class Detection(NamedTuple):
     uv: np.ndarray
     hull_order: np.ndarray
     hull: np.ndarray
+    frame: np.ndarray
 
 
 class ContactTable(NamedTuple):
@@ -340,6 +347,10 @@ REPORT_DTYPE = np.dtype(
         ("pv", np.float64, (3,)),
     ]
 )
+# a record's size in float64 words (StepOutput.report_words, StepOutput.result)
+REPORT_WORDS = REPORT_DTYPE.itemsize // 8
+if REPORT_WORDS * 8 != REPORT_DTYPE.itemsize:
+    raise ImportError("REPORT_DTYPE is not a whole number of float64 words")
 
 
 class StepCounts(NamedTuple):
@@ -382,27 +393,48 @@ def read_counts(counts_bytes: np.ndarray) -> StepCounts:
 
 class StepOutput(NamedTuple):
     """q_next (nq,), v_next (nv,): the state after the step; a (nv,): the solve's
-    acceleration (first stage); v_plus (nv,): velocity after any impulse; v_pass (nv,): the
-    velocity at the start of an impulse pass; a0 (nv,), tau_c (nv,): scratch; zmp (10,): point (3,), margin, force (3,), moment (3,); zmp_points
-    (P, 2): the ground contacts' points (x, y) [m], zmp_support (P, 2): their hull, ccw (the support
-    polygon, counts.ground_hull rows); counts (1,) COUNTS_DTYPE; reports (C,) REPORT_DTYPE: the reported
-    contacts (a StepResult copies the first counts.contacts rows in one call); held: the contacts'
+    acceleration (first stage); applied (nj,): the applied efforts (Actuation.applied, copied
+    at the step's end); v_plus (nv,): velocity after any impulse; v_pass (nv,): the
+    velocity at the start of an impulse pass; a0 (nv,), tau_c (nv,): scratch; zmp (10,):
+    point (3,), margin, force (3,), moment (3,); zmp_points (P, 2): the ground contacts' points
+    (x, y) [m]; counts (1,) COUNTS_DTYPE; reports (C,) REPORT_DTYPE: the reported contacts,
+    report_words (C REPORT_WORDS,): the same memory as float64 words; held: the contacts'
     wrenches held on their bodies' points over the integration (dynamics/integrator.py), room
-    for two per contact."""
+    for two per contact.
+    result: what a StepResult keeps of the step, in one array that it copies in one call
+    (simulator/step_result.py): q_next, v_next, a, applied and zmp are its first slices (the
+    head, ``result_head``); the step then writes after them the support polygon of the ZMP
+    (counts.ground_hull rows (x, y), ccw), the reported contacts' points (counts.report_points
+    rows (x, y, z) [m], then, under the methods with per-point forces, as many rows of their
+    forces [N]) and the counts.contacts records' words (``result_size``)."""
 
+    result: np.ndarray
     q_next: np.ndarray
     v_next: np.ndarray
     a: np.ndarray
+    applied: np.ndarray
     v_plus: np.ndarray
     v_pass: np.ndarray
     a0: np.ndarray
     tau_c: np.ndarray
     zmp: np.ndarray
     zmp_points: np.ndarray
-    zmp_support: np.ndarray
     counts: np.ndarray
     reports: np.ndarray
+    report_words: np.ndarray
     held: HeldWrenches
+
+
+def result_head(nq: int, nv: int, nj: int) -> int:
+    """The words of StepOutput.result before the support polygon: q_next, v_next, a, applied, zmp."""
+    return nq + 2 * nv + nj + 10
+
+
+def result_size(head: int, counts: StepCounts, point_forces: bool) -> int:
+    """The words of StepOutput.result a step wrote (its docstring), head = result_head(...);
+    point_forces: the contact method reports per-point forces."""
+    point_rows = 2 * counts.report_points if point_forces else counts.report_points
+    return head + 2 * counts.ground_hull + 3 * point_rows + REPORT_WORDS * counts.contacts
 
 
 @structref.register
@@ -417,11 +449,21 @@ class StepData(structref.StructRefProxy):
     friction (JointFriction), out, solve: SolveScratch, pairs: BodyPairs, relaxed: RelaxedQpData
     (contact/relaxed_qp.py), penalty: PenaltyVolumeData (contact/penalty_volume.py),
     actuation: the actuated joints' efforts and velocity-limit rule (simulator/actuation.py);
+    state: StepState, the state a step starts from and leaves its new state in;
     owners: the bundles whose arrays the records view, kept alive with the record, never read)."""
 
 
+class StepState(NamedTuple):
+    """The state a step starts from, q (nq,) and v (nv,): the simulator keeps its state in these
+    arrays (allocated once), and a step that succeeds leaves its new state in them (StepOutput's
+    q_next, v_next), so that the state is not handed to the compiled step nor copied back."""
+
+    q: np.ndarray
+    v: np.ndarray
+
+
 _FIELDS = ["tree", "stage", "dyn", "statics", "params", "detection", "tables", "memory", "hard", "friction", "out",
-           "solve", "pairs", "relaxed", "penalty", "actuation", "owners"]
+           "solve", "pairs", "relaxed", "penalty", "actuation", "state", "owners"]
 structref.define_proxy(StepData, StepDataType, _FIELDS)
 
 
@@ -469,7 +511,7 @@ def allocate_detection(N: int) -> Detection:
         np.zeros(N, np.int64), np.zeros(N, np.int64), np.zeros(N, np.int64), np.zeros(N, np.int64), np.zeros(N, np.int64), np.zeros(N), np.zeros((N, 3)),
         np.zeros((N, 3)), np.zeros((N, 3)), np.zeros((N, 4)), np.zeros(N, np.int64), np.zeros(N, np.int64),
         np.zeros(N, np.int64), np.zeros(N, np.int64), np.zeros(1, np.int64), np.zeros((N, 3)), np.zeros((N, 2)),
-        np.zeros(N, np.int64), np.zeros(2 * N, np.int64),
+        np.zeros(N, np.int64), np.zeros(2 * N, np.int64), np.zeros((6, 3)),
     )  # fmt: skip
 
 
@@ -497,10 +539,17 @@ def allocate_hard_rows(K: int, nv: int) -> HardRowTable:
     return HardRowTable(np.zeros((K, nv)), z(), z(), z(), z(), np.zeros(K, np.int64), z(), z(), z(), z(), z())
 
 
-def allocate_output(nq: int, nv: int, P: int, C: int) -> StepOutput:
+def allocate_output(nq: int, nv: int, nj: int, P: int, C: int) -> StepOutput:
+    """The StepOutput of a model of nq, nv coordinates and nj actuated joints, for P points and
+    C contacts; its result block's head is its q_next, v_next, a, applied and zmp, with room
+    after it for P support rows, P points and their forces and C records."""
+    sizes = (nq, nv, nv, nj, 10)
+    result = np.zeros(sum(sizes) + 2 * P + 6 * P + REPORT_WORDS * C)
+    q_next, v_next, a, applied, zmp, _ = np.split(result, np.cumsum(sizes))
+    reports = np.zeros(C, REPORT_DTYPE)
     return StepOutput(
-        np.zeros(nq), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(10),
-        np.zeros((P, 2)), np.zeros((P, 2)), np.zeros(1, COUNTS_DTYPE), np.zeros(C, REPORT_DTYPE), held_wrenches(2 * C),
+        result, q_next, v_next, a, applied, np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(nv), zmp,
+        np.zeros((P, 2)), np.zeros(1, COUNTS_DTYPE), reports, reports.view(np.float64), held_wrenches(2 * C),
     )  # fmt: skip
 
 
@@ -523,7 +572,7 @@ def joint_friction(index: np.ndarray, bound: np.ndarray, nv: int) -> JointFricti
 
 @njit(cache=True)
 def _make(tree, stage, dyn, statics, params, detection, tables, memory, hard, friction, out, solve, pairs, relaxed,
-          penalty, actuation):
+          penalty, actuation, state):
     """The StepData of the bundles, each as its record (bundle_records.py) of unowned views of
     the same arrays (the actuation as the same NamedTuple of such views), the bundles
     themselves kept in ``owners``."""
@@ -533,20 +582,20 @@ def _make(tree, stage, dyn, statics, params, detection, tables, memory, hard, fr
                     (ContactTableRecord(*u(tables[0])), ContactTableRecord(*u(tables[1]))), MemoryTableRecord(*u(memory)),
                     HardRowTableRecord(*u(hard)), JointFrictionRecord(*u(friction)), StepOutputRecord(*u(out)),
                     SolveScratchRecord(*u(solve)), BodyPairsRecord(*u(pairs)), RelaxedQpDataRecord(*u(relaxed)),
-                    PenaltyVolumeDataRecord(*u(penalty)), unowned(actuation),
+                    PenaltyVolumeDataRecord(*u(penalty)), unowned(actuation), unowned(state),
                     (tree, stage, dyn, statics, detection, tables, memory, hard, friction, out, solve, pairs, relaxed,
-                     penalty, actuation))  # fmt: skip
+                     penalty, actuation, state))  # fmt: skip
 
 
 def make_step_data(
     tree: KinematicTree, stage: StageWork, dyn: Dynamics, statics: StepStatics, params: StepParams,
     detection: Detection, tables: tuple[ContactTable, ContactTable], memory: MemoryTable, hard: HardRowTable,
     friction: JointFriction, out: StepOutput, solve: SolveScratch, pairs: "BodyPairs", relaxed: RelaxedQpData,
-    penalty: PenaltyVolumeData, actuation: "Actuation",
+    penalty: PenaltyVolumeData, actuation: "Actuation", state: StepState,
 ) -> StepData:
     """One StepData over the given bundles, as records (the arrays are shared, not copied)."""
     return _make(tree, stage, dyn, statics, params, detection, tables, memory, hard, friction, out, solve, pairs, relaxed,
-                 penalty, actuation)
+                 penalty, actuation, state)
 
 
 class BodyPairs(NamedTuple):

@@ -1,6 +1,6 @@
 """One simulator step, every case, as one compiled call (seed 000, 4.9; DESIGN.md).
 
-``step_nb(data, q, v, tau, n_hard, factored)`` runs steps 2 to 5 of ``Simulator.step`` on the
+``step_nb(data, q, v, tau, n_hard, factored, free)`` runs steps 2 to 5 of ``Simulator.step`` on the
 bundles of contact/step_data.py (the dynamics workspace is already at (q, v)):
 
  2. detection of the collision candidates against the environment, in a band that grows
@@ -63,8 +63,10 @@ from humanoid_sim.contact.broad_phase import shape_aabbs_nb, sweep_and_prune_nb
 from humanoid_sim.contact.bundle_records import borrow
 from humanoid_sim.contact.kernels import (
     _TRI_RULE,
+    argsort_stable_into,
     classify_into,
     contact_kinematics_nb,
+    convex_hull_into,
     desired_acceleration_nb,
     detect_points_nb,
     guard_acceleration_nb,
@@ -78,12 +80,14 @@ from humanoid_sim.contact.kernels import (
     signed_distance_nb,
     speculative_target_nb,
     stop_slip_target_nb,
-    zmp_nb,
+    zmp_margin,
+    zmp_point,
 )
 from humanoid_sim.contact.methods import CAPACITY, NONFINITE, OK, PENALTY_VOLUME, RELAXED_QP, SINGULAR, VIRTUAL_LINK
 from humanoid_sim.contact.pair_contacts import collide_pairs_nb
 from humanoid_sim.contact.penalty_volume import penalty_volume_free_acceleration_nb, penalty_volume_nb
 from humanoid_sim.contact.relaxed_qp import relaxed_qp_nb
+from humanoid_sim.contact.step_data import REPORT_WORDS
 from humanoid_sim.dynamics.integrator import (
     at_rest_nb,
     held_forces_nb,
@@ -95,7 +99,10 @@ from humanoid_sim.dynamics.integrator import (
 from humanoid_sim.dynamics.kernels import point_motion_nb, rnea_nb, update_all_nb, velocities_nb
 from humanoid_sim.dynamics.mass_factor import back_project_nb, factor_nb, rows_nb, solve_lt_vec_nb, solve_vec_nb
 
-__all__ = ["CAPACITY", "NONFINITE", "OK", "SINGULAR", "speculative_band_nb", "step_nb", "update_dynamics_nb"]
+__all__ = [
+    "CAPACITY", "NONFINITE", "OK", "SINGULAR", "free_acceleration_into", "speculative_band_nb", "step_nb",
+    "update_dynamics_nb",
+]
 
 
 VX, VY, VZ, WX, WY, WZ = 0, 1, 2, 3, 4, 5
@@ -1485,10 +1492,12 @@ def update_dynamics_nb(data, q, v) -> bool:
 
 
 @njit(cache=True)
-def step_nb(d, q, v, tau, n_hard, factored) -> int:
+def step_nb(d, q, v, tau, n_hard, factored, free) -> int:
     """One step from (q, v) with the generalized forces tau (nv,) (joint torques, pushes,
     soft rows) [N, N m] and the first n_hard rows of d.hard; factored: d.solve.L already
-    holds the tree factor of d.dyn.M (else the step factors it); see the module docstring.
+    holds the tree factor of d.dyn.M (else the step factors it); free: d.out.a0 already holds
+    the free acceleration at (q, v, tau) (free_acceleration_into, which the acceleration phase
+    then does not solve again unless an impulse changed v); see the module docstring.
     On OK: d.out holds the new state, the acceleration, the counts and the ZMP;
     d.tables[counts.table] the reported contacts; d.memory the new memory."""
     par = d.params
@@ -1512,7 +1521,7 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
     N = det.idx.shape[0]
     k = detect_points_nb(st_.g_body, st_.g_kind, st_.g_local, st_.g_axis, st_.g_radius, dyn.R, dyn.p, par.has_ground,
                          par.ground_height, st_.box_R, st_.box_p, st_.box_half, tol + band, tol, det.idx, det.elem,
-                         det.face, det.gap, det.point, det.normal, det.tangent, det.roll)  # fmt: skip
+                         det.face, det.gap, det.point, det.normal, det.tangent, det.roll, det.frame)  # fmt: skip
     if k >= N:
         return CAPACITY
     nbox = st_.box_p.shape[0]
@@ -1526,7 +1535,7 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
         if k < 0:
             return CAPACITY
     counts.hits = k
-    det.order[:k] = np.argsort(det.keys[:k], kind="mergesort")
+    argsort_stable_into(det.keys, k, det.order, det.hull_order)
     tab = d.tables[0]
     # the per-vertex methods keep the separating points of the band: their solves release them
     vl = par.method == VIRTUAL_LINK
@@ -1539,10 +1548,10 @@ def step_nb(d, q, v, tau, n_hard, factored) -> int:
     elif par.method == PENALTY_VOLUME:  # the contact forces, then the hard rows with them known
         status, t_index, nc = penalty_volume_nb(d, tab, nc, k, v, tau, n_hard)
         if status == OK:
-            status, _, _ = _virtual_link_nb(d, tab, 0, k, v, d.penalty.tau, n_hard, False)
+            status, _, _ = _virtual_link_nb(d, tab, 0, k, v, d.penalty.tau, n_hard, False, False)
             penalty_volume_free_acceleration_nb(d, tau)
     else:
-        status, t_index, nc = _virtual_link_nb(d, tab, nc, k, v, tau, n_hard, True)
+        status, t_index, nc = _virtual_link_nb(d, tab, nc, k, v, tau, n_hard, True, free)
     if status != OK:
         return status
     tab = d.tables[t_index]
@@ -1596,13 +1605,14 @@ def _hold_contact_wrenches(d, tab, nc) -> None:
 
 
 @njit(cache=True)
-def _virtual_link_nb(d, tab, nc, k, v, tau, n_hard, with_contacts) -> tuple:
+def _virtual_link_nb(d, tab, nc, k, v, tau, n_hard, with_contacts, free) -> tuple:
     """Steps 3 and 4 of seed 000 (module docstring) on the nc contacts of tab (built at v from
     the k detected points): impulses, then accelerations and wrenches with the validity
     checks. Returns (status, t_index, nc): d.tables[t_index] holds the nc contacts to report;
     out.v_plus, out.a0, out.a, the wrenches and the hard rows' forces are filled.
     with_contacts False: the hard rows and joint friction only (nc = 0, the contacts are
-    not built again after an impulse; penalty_volume passes its contact forces in tau)."""
+    not built again after an impulse; penalty_volume passes its contact forces in tau);
+    free: out.a0 holds the free acceleration at (v, tau) (step_nb)."""
     par = d.params
     dyn = d.dyn
     out = d.out
@@ -1658,7 +1668,7 @@ def _virtual_link_nb(d, tab, nc, k, v, tau, n_hard, with_contacts) -> tuple:
             if not with_contacts:
                 if approaching:
                     continue
-                return _virtual_link_acceleration(d, tab, 0, v_plus, tau, n_hard, 0)
+                return _virtual_link_acceleration(d, tab, 0, v_plus, tau, n_hard, 0, False)
             after = d.tables[1 - t_index]
             nc_after = _carry_impulses(d, tab, nc, after, k)
             if nc_after < 0:
@@ -1672,7 +1682,8 @@ def _virtual_link_nb(d, tab, nc, k, v, tau, n_hard, with_contacts) -> tuple:
             if not approaching:
                 break
     _set_aside_speculative(d, tab, nc)
-    return _virtual_link_acceleration(d, tab, nc, v_plus, tau, n_hard, t_index)
+    # without an impulse v+ = v and b is unchanged: a free acceleration at (v, tau) is still a0
+    return _virtual_link_acceleration(d, tab, nc, v_plus, tau, n_hard, t_index, free and counts.impulse == 0)
 
 
 @njit(cache=True)
@@ -1790,21 +1801,28 @@ def _carry_impulses(d, src, n_src, dst, k) -> int:
 
 
 @njit(cache=True)
-def _virtual_link_acceleration(d, tab, nc, v_plus, tau, n_hard, t_index) -> tuple:
-    """Step 4 of seed 000 from v_plus: a0, the checked solve of the nc contacts' and the hard
-    rows' accelerations and joint friction. Returns (OK, t_index, nc)."""
-    par = d.params
+def free_acceleration_into(d, v, tau, rhs, a0) -> None:
+    """a0 (nv,) = A^-1 (tau - D v - b): the acceleration without constraint forces, with the
+    step's inertia A = M + diag(armature + dt D) (its factor d.solve.L) and the bias forces
+    d.dyn.b at the state; v (nv,), tau (nv,) the generalized forces [N, N m]; rhs (nv,):
+    scratch. Joint damping D is linearly implicit (simulator.py)."""
     dyn = d.dyn
+    for i in range(v.shape[0]):
+        rhs[i] = tau[i] - dyn.damping[i] * v[i] - dyn.b[i]
+    solve_vec_nb(d.solve.L, d.tree.dof_parent, rhs, a0)
+
+
+@njit(cache=True)
+def _virtual_link_acceleration(d, tab, nc, v_plus, tau, n_hard, t_index, free) -> tuple:
+    """Step 4 of seed 000 from v_plus: a0 (free: already in out.a0), the checked solve of the
+    nc contacts' and the hard rows' accelerations and joint friction. Returns (OK, t_index, nc)."""
+    par = d.params
     out = d.out
-    s = d.solve
     counts = out.counts[0]
-    nv = v_plus.shape[0]
     # 4. accelerations and wrenches (Eq. 20a, 20b): a0 = A^-1 (tau - D v+ - b)
     a0 = out.a0
-    rhs = out.tau_c
-    for i in range(nv):
-        rhs[i] = tau[i] - dyn.damping[i] * v_plus[i] - dyn.b[i]
-    solve_vec_nb(s.L, d.tree.dof_parent, rhs, a0)
+    if not free:
+        free_acceleration_into(d, v_plus, tau, out.tau_c, a0)
     for i in range(nc):
         if not tab.bounced[i]:
             _set_target(d, tab, i, ACCELERATION_PHASE)
@@ -1970,7 +1988,8 @@ def _report(d, tab, nc, t_index) -> None:
     the ZMP of the ground contacts. Contacts released without an impulse are dropped;
     counts.table says which of d.tables holds the reports (rows 0..counts.contacts - 1), and
     out.reports holds them as records (REPORT_DTYPE), their points in that table's world
-    rows 0..counts.report_points - 1."""
+    rows 0..counts.report_points - 1; all of it, with the ZMP's support polygon, also in
+    out.result (step_data.StepOutput)."""
     par = d.params
     dyn = d.dyn
     out = d.out
@@ -2069,30 +2088,40 @@ def _report(d, tab, nc, t_index) -> None:
     counts.report_points = end
     counts.max_penetration = max_pen
     counts.table = t_index
-    # ZMP of the ground contacts
-    ng = 0
+    # ZMP of the ground contacts (balance/zmp.py's, nothing allocated): their total wrench about
+    # the world origin, the hull of their points
+    zmp = out.zmp
+    for r in range(4, 10):
+        zmp[r] = 0.0
     for i in range(nc):
         if par.has_ground and tab.element[i] == 0 and d.statics.robot[tab.body[i]]:
-            ng += 1
-    F = np.empty((ng, 3))
-    Nm = np.empty((ng, 3))
-    O = np.empty((ng, 3))
-    g = 0
-    for i in range(nc):
-        if par.has_ground and tab.element[i] == 0 and d.statics.robot[tab.body[i]]:
+            w, o = tab.wrench_world, tab.origin
             for r in range(3):
-                F[g, r] = tab.wrench_world[i, r]
-                Nm[g, r] = tab.wrench_world[i, 3 + r]
-                O[g, r] = tab.origin[i, r]
-            g += 1
-    z, zh, margin, Ft, Nt = zmp_nb(F, O, Nm, zp[:ngp], par.ground_height)
-    for r in range(3):
-        out.zmp[r] = z[r]
-        out.zmp[4 + r] = Ft[r]
-        out.zmp[7 + r] = Nt[r]
-    out.zmp[3] = margin
-    for t in range(zh.shape[0]):
-        out.zmp_support[t, 0] = zp[zh[t], 0]
-        out.zmp_support[t, 1] = zp[zh[t], 1]
+                zmp[4 + r] += w[i, r]
+            zmp[7] += o[i, 1] * w[i, 2] - o[i, 2] * w[i, 1] + w[i, 3]
+            zmp[8] += o[i, 2] * w[i, 0] - o[i, 0] * w[i, 2] + w[i, 4]
+            zmp[9] += o[i, 0] * w[i, 1] - o[i, 1] * w[i, 0] + w[i, 5]
+    zmp[0], zmp[1], zmp[2] = zmp_point(zmp[4], zmp[5], zmp[6], zmp[7], zmp[8], par.ground_height)
+    # the result block's tail (StepOutput.result): the support polygon, the reported points (and
+    # their forces), the records
+    res = out.result
+    o = out.q_next.shape[0] + 2 * out.v_next.shape[0] + out.applied.shape[0] + zmp.shape[0]
+    nh = convex_hull_into(zp, ngp, det.hull_order, det.hull)
+    for t in range(nh):
+        res[o + 2 * t] = zp[det.hull[t], 0]
+        res[o + 2 * t + 1] = zp[det.hull[t], 1]
+    zmp[3] = zmp_margin(zmp[0], zmp[1], res[o : o + 2 * nh].reshape((nh, 2)))
+    o += 2 * nh
+    for t in range(end):
+        for r in range(3):
+            res[o + 3 * t + r] = tab.world[t, r]
+    o += 3 * end
+    if par.method != VIRTUAL_LINK:  # the per-point methods' forces
+        for t in range(end):
+            for r in range(3):
+                res[o + 3 * t + r] = tab.point_force[t, r]
+        o += 3 * end
+    for w in range(nc * REPORT_WORDS):
+        res[o + w] = out.report_words[w]
     counts.ground_points = ngp
-    counts.ground_hull = zh.shape[0]
+    counts.ground_hull = nh

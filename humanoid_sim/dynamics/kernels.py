@@ -349,6 +349,21 @@ def body_bias_force_nb(i, I, V):
     return x0, x1, x2, y0 + z0, y1 + z1, y2 + z2
 
 
+@njit(cache=True, inline="always")
+def body_force_nb(i, Iw, acc, V, f) -> None:
+    """The RNEA's force on body i, f[i] = Iw_i acc_i + V_i x* (Iw_i V_i) (Iw (nb, 6, 6), acc, V,
+    f (nb, 6), world frame, linear-first), rows indexed in place: a view (Iw[i], f[i]) would
+    take and drop a reference to its array, a scratch array would be allocated."""
+    h0, h1, h2, h3, h4, h5 = _inertia_times_row(Iw, i, acc, i)
+    b0, b1, b2, b3, b4, b5 = body_bias_force_nb(i, Iw, V)
+    f[i, 0] = h0 + b0
+    f[i, 1] = h1 + b1
+    f[i, 2] = h2 + b2
+    f[i, 3] = h3 + b3
+    f[i, 4] = h4 + b4
+    f[i, 5] = h5 + b5
+
+
 @njit(cache=True)
 def world_inertias_nb(mass, com, inertia_com, R, p, Iw) -> None:
     """Spatial inertias Iw (nb, 6, 6) of the bodies in the world frame about the origin."""
@@ -414,8 +429,6 @@ def rnea_nb(parent, ndof, v_index, S, Iw, V, A, qdd, a_root, tau, acc, f) -> Non
     (nb, 6) work arrays (body accelerations, body forces on exit).
     """
     nb = parent.shape[0]
-    h = np.empty(6)
-    t = np.empty(6)
     for i in range(nb):
         k = parent[i]
         vi = v_index[i]
@@ -428,11 +441,7 @@ def rnea_nb(parent, ndof, v_index, S, Iw, V, A, qdd, a_root, tau, acc, f) -> Non
         for d in range(ndof[i]):
             for r in range(6):
                 acc[i, r] += S[vi + d, r] * qdd[vi + d]
-        _mat6_vec(Iw[i], acc[i], f[i])
-        _mat6_vec(Iw[i], V[i], h)
-        force_cross_into(V[i], h, t)
-        for r in range(6):
-            f[i, r] += t[r]
+        body_force_nb(i, Iw, acc, V, f)  # nothing allocated: the impulse passes of a step run this
     for i in range(nb - 1, -1, -1):
         vi = v_index[i]
         for d in range(ndof[i]):
@@ -461,20 +470,20 @@ def aba_factor_nb(parent, ndof, v_index, S, Iw, armature, IA, Ia, U, Dinv) -> No
         for r in range(6):
             for c in range(6):
                 IA[i, r, c] = Iw[i, r, c]
-    D = np.empty((6, 6))
     for i in range(nb - 1, -1, -1):
         n = ndof[i]
         vi = v_index[i]
         for d in range(n):
             _mat6_vec(IA[i], S[vi + d], U[i, d])
+        D = Dinv[i]  # D_i, inverted in place (nothing allocated)
         for a in range(n):
             for b in range(n):
                 D[a, b] = _dot6(S[vi + a], U[i, b])
             D[a, a] += armature[vi + a]
         if n == 1:
-            Dinv[i, 0, 0] = 1.0 / D[0, 0]
+            D[0, 0] = 1.0 / D[0, 0]
         elif n > 1:
-            spd_inverse_into(D, n, Dinv[i])
+            spd_inverse_into(D, n, D)  # it copies D into its output first: in place is exact
         for r in range(6):
             for c in range(6):
                 Ia[i, r, c] = IA[i, r, c]
@@ -505,48 +514,42 @@ def aba_solve_nb(parent, ndof, v_index, S, Ia, U, Dinv, A, pA, a_root, tau, qdd,
     acc (nb, 6) body accelerations on exit; u (nv,) work.
     """
     nb = parent.shape[0]
-    c = np.empty(6)
-    pa = np.empty(6)
-    w = np.empty(6)
+    # nothing allocated (a contact-space matrix solves once per row): rows indexed in place,
+    # the body's acceleration built in acc[i], D⁻¹'s right-hand side in u
     for i in range(nb - 1, -1, -1):
         n = ndof[i]
         vi = v_index[i]
         for d in range(n):
             u[vi + d] = tau[vi + d] - _dot6(S[vi + d], pA[i])
         k = parent[i]
-        if k >= 0:
+        if k >= 0:  # p^a = Ia c + p^A + U D⁻¹ u, c = A_i - A_k, to the parent
             for r in range(6):
-                c[r] = A[i, r] - A[k, r]
-            _mat6_vec(Ia[i], c, pa)
-            for r in range(6):
-                pa[r] += pA[i, r]
-            for a in range(n):
-                s = 0.0
-                for b in range(n):
-                    s += Dinv[i, a, b] * u[vi + b]
-                for r in range(6):
-                    pa[r] += U[i, a, r] * s
-            for r in range(6):
-                pA[k, r] += pa[r]
+                t = 0.0
+                for col in range(6):
+                    t += Ia[i, r, col] * (A[i, col] - A[k, col])
+                t += pA[i, r]
+                for a in range(n):
+                    s = 0.0
+                    for b in range(n):
+                        s += Dinv[i, a, b] * u[vi + b]
+                    t += U[i, a, r] * s
+                pA[k, r] += t
     for i in range(nb):
         n = ndof[i]
         vi = v_index[i]
         k = parent[i]
-        for r in range(6):
+        for r in range(6):  # a' = a_k + c_i
             if k >= 0:
-                w[r] = acc[k, r] + A[i, r] - A[k, r]
+                acc[i, r] = acc[k, r] + A[i, r] - A[k, r]
             else:
-                w[r] = a_root[r] + A[i, r]
-        for a in range(n):
-            w_a = u[vi + a] - _dot6(U[i, a], w)
-            c[a] = w_a
+                acc[i, r] = a_root[r] + A[i, r]
+        for a in range(n):  # u - Uᵀ a', then q̈ = D⁻¹ (u - Uᵀ a')
+            u[vi + a] = u[vi + a] - _dot6(U[i, a], acc[i])
         for a in range(n):
             s = 0.0
             for b in range(n):
-                s += Dinv[i, a, b] * c[b]
+                s += Dinv[i, a, b] * u[vi + b]
             qdd[vi + a] = s
-        for r in range(6):
-            acc[i, r] = w[r]
         for a in range(n):
             for r in range(6):
                 acc[i, r] += S[vi + a, r] * qdd[vi + a]
@@ -745,15 +748,7 @@ def update_all_nb(
         # RNEA from the root with q̈ = 0: acc_i = acc_k + (A_i - A_k); f_i = Iw acc_i + V_i x* Iw V_i
         for r in range(6):
             acc[i, r] = a_gravity[r] + A[i, r] if k < 0 else acc[k, r] + A[i, r] - A[k, r]
-        # rows indexed in place: a view (Iw[i], f[i]) takes and drops a reference to its array
-        h0, h1, h2, h3, h4, h5 = _inertia_times_row(Iw, i, acc, i)
-        b0, b1, b2, b3, b4, b5 = body_bias_force_nb(i, Iw, V)
-        f[i, 0] = h0 + b0
-        f[i, 1] = h1 + b1
-        f[i, 2] = h2 + b2
-        f[i, 3] = h3 + b3
-        f[i, 4] = h4 + b4
-        f[i, 5] = h5 + b5
+        body_force_nb(i, Iw, acc, V, f)
         for r in range(6):
             for c in range(6):
                 Ic[i, r, c] = Iw[i, r, c]
@@ -798,12 +793,11 @@ def contact_space_matrix_nb(parent, ndof, v_index, S, Ia, U, Dinv, J_c, out, zer
     """
     m = J_c.shape[0]
     nv = J_c.shape[1]
-    zero6 = np.zeros(6)
     for j in range(m):
         for i in range(pA.shape[0]):
             for r in range(6):
                 pA[i, r] = 0.0
-        aba_solve_nb(parent, ndof, v_index, S, Ia, U, Dinv, zero_A, pA, zero6, J_c[j], qdd, acc, u)
+        aba_solve_nb(parent, ndof, v_index, S, Ia, U, Dinv, zero_A, pA, zero_A[0], J_c[j], qdd, acc, u)
         for i in range(m):
             s = 0.0
             for k in range(nv):

@@ -1,6 +1,6 @@
 """The actuator side of a step, compiled with it: commanded efforts to the step's forces.
 
-``advance_nb(data, q, v, tau_cmd, external, soft, n_hard)`` is one ``Simulator.step`` from the
+``advance_nb(data, tau_cmd, external, soft, n_hard)`` is one ``Simulator.step`` from the
 commanded joint efforts on: the efforts checked finite and clamped to their limits, step 1
 (the dynamics workspace at (q, v) and M's factor), the velocity-limit rule on the efforts
 (limits/velocity_limits.py: evaluated at the end of the step for all joints at once), the
@@ -20,7 +20,8 @@ import numpy as np
 from numba import njit
 
 from humanoid_sim.contact.bundle_records import borrow, unowned
-from humanoid_sim.contact.step_kernel import step_nb, update_dynamics_nb
+from humanoid_sim.contact.methods import OK
+from humanoid_sim.contact.step_kernel import free_acceleration_into, step_nb, update_dynamics_nb
 from humanoid_sim.dynamics.mass_factor import solve_columns_nb
 from humanoid_sim.limits.velocity_limits import (
     CoupledWork,
@@ -120,20 +121,22 @@ def limit_velocity_nb(act, L, parent, b, v, damping, external, dt) -> None:
 
 
 @njit(cache=True)
-def advance_nb(data, q, v, tau_cmd, external, soft, n_hard) -> int:
-    """One step of the StepData ``data`` (d below) from (q (nq,), v (nv,)) with the commanded
-    efforts tau_cmd (nj,), the external generalized forces ``external`` (nv,) (pushes; the
-    velocity-limit rule counts them) and the providers' soft-row forces ``soft`` (nv,), and the
-    first n_hard rows of d.hard (module docstring). Returns NONFINITE_EFFORT or SINGULAR_MASS
-    (nothing done), else step_nb's status; d.actuation.applied then holds the applied efforts,
-    d.out the new state and the reports."""
+def advance_nb(data, tau_cmd, external, soft, n_hard) -> int:
+    """One step of the StepData ``data`` (d below) from its state d.state (q (nq,), v (nv,)) with
+    the commanded efforts tau_cmd (nj,), the external generalized forces ``external`` (nv,)
+    (pushes; the velocity-limit rule counts them) and the providers' soft-row forces ``soft``
+    (nv,), and the first n_hard rows of d.hard (module docstring). Returns NONFINITE_EFFORT or
+    SINGULAR_MASS (nothing done), else step_nb's status; on OK d.state holds the new state,
+    d.actuation.applied the applied efforts, d.out the new state and the reports (else d.state
+    is the state it started from)."""
     # the record borrowed, the caller's arrays as unowned views (contact/bundle_records.py):
     # handed on from helper to helper without an atomic reference count each time; the caller
     # keeps them alive
     d = borrow(data)
-    q, v, tau_cmd, external, soft = unowned(q), unowned(v), unowned(tau_cmd), unowned(external), unowned(soft)
+    q, v = d.state.q, d.state.v
+    tau_cmd, external, soft = unowned(tau_cmd), unowned(external), unowned(soft)
     act = d.actuation
-    applied, lower, upper, joints = act.applied, act.lower, act.upper, act.joints
+    applied, lower, upper = act.applied, act.lower, act.upper
     nj = tau_cmd.shape[0]
     for j in range(nj):
         t = tau_cmd[j]
@@ -143,12 +146,50 @@ def advance_nb(data, q, v, tau_cmd, external, soft, n_hard) -> int:
     if not update_dynamics_nb(d, q, v):
         return SINGULAR_MASS
     dyn = d.dyn
-    if act.ruled[0]:
-        limit_velocity_nb(act, d.solve.L, d.tree.dof_parent, dyn.b, v, dyn.damping, external, d.params.dt)
     tau = act.tau
+    _generalized_forces(act, external, soft, tau)
+    free = False  # d.out.a0 holds the step's free acceleration at (q, v, tau)
+    if act.ruled[0]:
+        free = _short_of_ramps(d, act, v, tau, soft)
+        if not free:
+            limit_velocity_nb(act, d.solve.L, d.tree.dof_parent, dyn.b, v, dyn.damping, external, d.params.dt)
+            _generalized_forces(act, external, soft, tau)
+    status = step_nb(d, q, v, tau, n_hard, True, free)
+    if status == OK:
+        out = d.out
+        out.applied[:] = applied  # beside the state in the result block (StepOutput.result)
+        q[:] = out.q_next
+        v[:] = out.v_next
+    return status
+
+
+@njit(cache=True)
+def _generalized_forces(act, external, soft, tau) -> None:
+    """tau (nv,): the applied efforts act.applied at their joints' coordinates, plus the
+    external generalized forces and the soft rows' forces (nv,) [N, N m]."""
     tau[:] = 0.0
-    for j in range(nj):
+    joints, applied = act.joints, act.applied
+    for j in range(joints.shape[0]):
         tau[joints[j]] = applied[j]
-    for i in range(v.shape[0]):
+    for i in range(tau.shape[0]):
         tau[i] = tau[i] + external[i] + soft[i]
-    return step_nb(d, q, v, tau, n_hard, True)
+
+
+@njit(cache=True)
+def _short_of_ramps(d, act, v, tau, soft) -> bool:
+    """Whether the applied efforts are the velocity-limit rule's solution as they are: with no
+    soft-row forces (the rule does not count them), every ruled joint ends the step without
+    constraint forces short of its ramp (limit_velocity_nb). The step's free acceleration
+    A^-1 (tau - D v - b) is then in d.out.a0, which the step reuses (step_kernel.step_nb):
+    the rule costs no solve of its own."""
+    for i in range(soft.shape[0]):
+        if soft[i] != 0.0:
+            return False
+    out = d.out
+    free_acceleration_into(d, v, tau, out.tau_c, out.a0)
+    dt = d.params.dt
+    joints, ramp = act.joints, act.ramp
+    for j in range(joints.shape[0]):
+        if not abs(v[joints[j]] + dt * out.a0[joints[j]]) <= ramp[j]:
+            return False
+    return True

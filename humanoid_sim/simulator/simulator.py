@@ -29,8 +29,8 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
+from numba import typeof
 
-from humanoid_sim.balance.zmp import ZmpReport
 from humanoid_sim.contact.bounded_solve import BOUNDED_REGULARISATION, BOUNDED_SWEEPS, BOUNDED_TOLERANCE
 from humanoid_sim.contact.constrained_solve import SimulationError
 from humanoid_sim.contact.constraint_rows import ConstraintProvider, OneSidedRows
@@ -40,9 +40,9 @@ from humanoid_sim.contact.detection import ContactDetector
 from humanoid_sim.contact.environment import Environment, Material
 from humanoid_sim.contact.gains import Gains, Thresholds
 from humanoid_sim.contact.step_data import (
-    REPORT_DTYPE,
     Dynamics,
     StepParams,
+    StepState,
     StepStatics,
     allocate_contact_table,
     allocate_detection,
@@ -54,6 +54,8 @@ from humanoid_sim.contact.step_data import (
     joint_friction,
     make_step_data,
     read_counts,
+    result_head,
+    result_size,
 )
 from humanoid_sim.contact.methods import (
     CAPACITY,
@@ -69,7 +71,6 @@ from humanoid_sim.contact.methods import (
 from humanoid_sim.contact.penalty_volume import PenaltyVolumeParams, allocate_penalty_volume
 from humanoid_sim.contact.relaxed_qp import RelaxedQpParams, allocate_relaxed_qp
 from humanoid_sim.contact.step_kernel import update_dynamics_nb
-from humanoid_sim.contact.virtual_link import ContactKind
 from humanoid_sim.contact.self_collision import self_collision_pairs
 from humanoid_sim.dynamics.configuration import normalize_quaternions_into
 from humanoid_sim.dynamics.integrator import stage_work
@@ -87,9 +88,9 @@ from humanoid_sim.simulator.initial_pose import (
 )
 from humanoid_sim.simulator.actuation import NONFINITE_EFFORT, SINGULAR_MASS, actuation, advance_nb, limit_velocity_nb
 from humanoid_sim.simulator.link_wrenches import LinkWrenches, generalized_force
+from humanoid_sim.simulator.step_result import ContactReport, ContactReports, StepLayout, StepResult
 from humanoid_sim.world.assembly import WorldModel
 
-_KINDS = {int(k): k for k in ContactKind}
 # a failed step's message by its status (simulator/actuation.py, contact/methods.py); {t}: the time [s]
 _FAILURES = {
     NONFINITE_EFFORT: "tau has non-finite entries",
@@ -168,88 +169,6 @@ class SimulatorConfig:
                 raise ValueError(f"SimulatorConfig.gravity must be 3 finite numbers, got {self.gravity!r}")
 
 
-class ContactReport(NamedTuple):
-    """One contact after a step.
-
-    link: URDF link name of the body; body: its index; element: environment element name.
-    kind: POINT / LINE / SURFACE; sticking: no slip (else slipping with friction μ_d f_z);
-    spinning: rotating about the normal (Table 2).
-    points: contact points (world) [m], shape (m, 3).
-    origin: virtual-link origin (world) [m]; R_world_vl: its axes (3, 3) (z = normal).
-    wrench_local: (f, n) in the virtual-link frame at origin [N, N m], average over the step
-        (solved force + impulse / dt), shape (6,).
-    wrench_world: the same in world axes, moment about origin, shape (6,).
-    impulse_local: impulse of this step in the virtual-link frame [N s, N m s], shape (6,).
-    p_v: centre of pressure of Eq. 26 (world) [m], shape (3,), NaN when f_z = 0.
-    other_body: the second body of a contact between two bodies (its link's name is
-    ``element``; it bears the opposite wrench), -1 for a contact with the environment.
-    point_forces: the force on the body at each of ``points`` (world axes) [N], shape (m, 3),
-    step average, from the methods that have per-vertex forces (relaxed_qp, penalty_volume);
-    None under virtual_link (its unknowns are the virtual link's wrench).
-    """
-
-    link: str
-    body: int
-    element: str
-    kind: ContactKind
-    sticking: bool
-    spinning: bool
-    points: np.ndarray
-    origin: np.ndarray
-    R_world_vl: np.ndarray
-    wrench_local: np.ndarray
-    wrench_world: np.ndarray
-    impulse_local: np.ndarray
-    p_v: np.ndarray
-    other_body: int = -1
-    point_forces: np.ndarray | None = None
-
-
-class ContactReports(Sequence):
-    """A step's ContactReports (a read-only sequence): the step's report records
-    (REPORT_DTYPE, contact/step_data.py) and their points are copied at the step, in one call
-    each; the ContactReport objects are made when the sequence is first read."""
-
-    __slots__ = ("_rows", "_world", "_point_forces", "_names", "_elements", "_reports")
-
-    def __init__(self, rows: np.ndarray, world: np.ndarray, point_forces: np.ndarray | None,
-                 names: Sequence[str], elements: Sequence[str]) -> None:
-        """rows (n,) REPORT_DTYPE, world (m, 3) [m] and point_forces (m, 3) [N] (or None): copies
-        that this object owns."""
-        self._rows, self._world, self._point_forces = rows, world, point_forces
-        self._names, self._elements = names, elements
-        self._reports: tuple[ContactReport, ...] | None = None
-
-    def _all(self) -> tuple[ContactReport, ...]:
-        if self._reports is None:
-            rows, world, pf = self._rows, self._world, self._point_forces
-            body, element, kind = rows["body"].tolist(), rows["element"].tolist(), rows["kind"].tolist()
-            sticking, spin, other = rows["sticking"].tolist(), rows["spin"].tolist(), rows["other"].tolist()
-            st, cnt = rows["point_start"].tolist(), rows["point_count"].tolist()
-            origin, R, w, ww, imp, pv = (rows[f] for f in ("origin", "R", "wrench", "wrench_world", "impulse", "pv"))
-            names, elements = self._names, self._elements
-            self._reports = tuple(
-                ContactReport(names[body[i]], body[i], elements[element[i]], _KINDS[kind[i]], bool(sticking[i]),
-                              spin[i] != 0.0, world[st[i] : st[i] + cnt[i]], origin[i], R[i], w[i], ww[i], imp[i],
-                              pv[i], other[i], None if pf is None else pf[st[i] : st[i] + cnt[i]])  # fmt: skip
-                for i in range(len(body))
-            )
-        return self._reports
-
-    def __len__(self) -> int:
-        return len(self._rows)
-
-    def __getitem__(self, index):
-        return self._all()[index]
-
-    def __iter__(self):
-        return iter(self._all())
-
-    def __repr__(self) -> str:
-        return repr(self._all())
-
-
-_NO_CONTACTS: tuple[ContactReport, ...] = ()
 # a provider's empty batch of rows: no table rows, no forces (read-only, shared)
 _NO_ROWS = np.zeros(0, np.int64)
 _NO_FORCES = np.zeros(0)
@@ -272,55 +191,6 @@ class _Batch(NamedTuple):
 def _hard_row_count(batches: list[_Batch]) -> int:
     """The hard rows of all providers' batches: the step's hard-row table rows in use."""
     return batches[-1].start + len(batches[-1].hard) if batches else 0
-
-
-class StepResult(NamedTuple):
-    """t: time after the step [s]; q (nq,), v (nv,): the new state;
-    tau_applied: joint torques applied: clamped to the effort limits and limited by the
-    velocity-limit rule (limits/velocity_limits.py) [N m or N], shape (nj,);
-    contacts: ContactReport per contact (a sequence: ContactReports); zmp: ZmpReport of the ground contacts;
-    rounds: checked solves of the validity loop; validated: its last checked solve passed
-    every check; solver: what was integrated: "checked" (seed 000's solve, every check
-    passed) or "bounded" (the checked solve of the impulse or acceleration phase was rank
-    deficient or still failed its checks after the rounds, and the bounded solve of
-    contact/bounded_solve.py, valid by construction, replaced it); under the other contact
-    methods their name ("relaxed_qp": seed 002's bounded QP, valid by construction;
-    "penalty_volume": seed 004's penalty forces), or "bounded" when the joint-stop rows that
-    penalty_volume leaves to seed 000's solve needed the bounded solve;
-    impulse: an impulse phase ran this step; max_penetration: the deepest point of any body
-    in the detection band at the start of the step, in a contact or not (released, moving
-    out) [m] (>= 0);
-    constraint_forces: per provider, lambda per row it returned [N m or N];
-    acceleration: v̇ (nv,) of the constraint solve at the start of the step (after any
-    impulse), consistent with the reported wrenches: the first Runge-Kutta stage
-    [m/s^2, rad/s^2];
-    sweeps: Gauss-Seidel sweeps of the step's iterative solves, 0 when none ran: under
-    virtual_link the most of its bounded solves (BOUNDED_SWEEPS when one stopped at that cap
-    before its tolerance: its forces are then the best multiple of its last iterate, valid but
-    not converged), under relaxed_qp the total over its rounds, under penalty_volume those of
-    the bounded solve of its joint-stop rows when it ran;
-    watched: points out of every contact (beyond their groups' guards) that the acceleration
-    phase's solve would have driven into the surface, and that it took in as guards before
-    solving again (contact/step_kernel.py: _watch_points);
-    stages: the Runge-Kutta stages evaluated beyond the first: 3, or 0 for a state at rest,
-    which takes the constant-acceleration step the stages would give (dynamics/integrator.py)."""
-
-    t: float
-    q: np.ndarray
-    v: np.ndarray
-    tau_applied: np.ndarray
-    contacts: Sequence[ContactReport]
-    zmp: ZmpReport
-    rounds: int
-    validated: bool
-    impulse: bool
-    max_penetration: float
-    constraint_forces: tuple[np.ndarray, ...]
-    acceleration: np.ndarray
-    solver: str = "checked"
-    sweeps: int = 0
-    watched: int = 0
-    stages: int = 3
 
 
 class Simulator:
@@ -405,6 +275,9 @@ class Simulator:
         self._pair_materials = [_mean_material(body_materials[a], body_materials[b]) for a, b in self._pairs_static[-2]]
         self._robot_bodies = robot.astype(np.int64)  # their ground contacts make the ZMP
         self._element_names = list(env.element_names()) + pair_names
+        # where a StepResult finds its parts in the copy of the step's result block
+        self._layout = StepLayout(model.nq, model.nv, model.nj, self._point_forces, model.body_names,
+                                  self._element_names)  # fmt: skip
         self.gains = Gains.critically_damped(config.dt, config.correction_steps)
         self._correction_rate = 2.0 * self.gains.kd  # [1/s]
         # poses: None = the model's section of the bundled config/initial_poses.yaml (a missing
@@ -413,9 +286,10 @@ class Simulator:
         # a world's later robots, each with the bundled poses of its own model (their entries place them)
         later = world_model.robots[1:] if world_model is not None else ()
         self._later_robots = tuple((tree, load_initial_poses(None, tree.model.name)) for tree in later)
+        # the state (q, v), in the compiled step's own arrays: a step leaves its new state in them (StepState)
+        self._state = StepState(np.zeros(model.nq), np.zeros(model.nv))
+        self._q, self._v = self._state
         self._allocate_step(contacts=16, hard_rows=8)
-        self._q = np.zeros(model.nq)
-        self._v = np.zeros(model.nv)
         self._t = 0.0
         from humanoid_sim.model.configuration import neutral_configuration
 
@@ -501,9 +375,9 @@ class Simulator:
             raise ValueError(f"state shapes q {q.shape}, v {v.shape}; expected ({self.model.nq},), ({self.model.nv},)")
         if not (np.all(np.isfinite(q)) and np.all(np.isfinite(v))):
             raise ValueError("state has non-finite entries")
-        self._q = q.copy()
+        self._q[:] = q
         normalize_quaternions_into(self._tree, self._q)
-        self._v = v.copy()
+        self._v[:] = v
         self._t = float(t)
         self._memory.count[:] = 0
         self._last_hard_force = {}
@@ -587,7 +461,7 @@ class Simulator:
                     soft = soft_force
                 n_hard = _hard_row_count(batches)
         while True:
-            status = advance_nb(self._data, q, v, tau_j, external, soft, n_hard)
+            status = self._advance(self._data, tau_j, external, soft, n_hard)
             if status != CAPACITY:
                 break
             # a table was too small: larger ones, the same step again
@@ -672,8 +546,8 @@ class Simulator:
             memory.current[:] = old.current
         self._memory = memory
         self._hard = allocate_hard_rows(K, nv)
-        self._out = allocate_output(nq, nv, P, C)
-        self._report_bytes = self._out.reports.view(np.uint8)
+        self._out = allocate_output(nq, nv, model.nj, P, C)
+        self._result_head = result_head(nq, nv, model.nj)
         self._counts_bytes = self._out.counts.view(np.uint8)
         friction = model.joint_dynamics.friction
         joints = np.flatnonzero(friction > 0.0)
@@ -690,26 +564,20 @@ class Simulator:
             # a method's scratch at full size only when it steps (the others' kernels never run)
             allocate_relaxed_qp(cfg.relaxed_qp, *((C, P) if method == RELAXED_QP else (0, 0)), nv),
             allocate_penalty_volume(cfg.penalty_volume, *((C, P) if method == PENALTY_VOLUME else (0, 0)), nv),
-            self._actuation,
+            self._actuation, self._state,
         )  # fmt: skip
+        # the compiled step for these bundles, called without the dispatcher's typing of its arguments (a record's
+        # costs ~0.4 µs a call): step() hands it arrays of these types (float64, one dimension, contiguous)
+        arguments = (self._data, np.zeros(model.nj), np.zeros(nv), np.zeros(nv), 0)
+        self._advance = advance_nb.compile(tuple(typeof(a) for a in arguments))
 
     def _result(self, rows: list[OneSidedRows], batches: list[_Batch]) -> StepResult:
-        """The StepResult of the step the kernel just made; commits the new state."""
+        """The StepResult of the step the kernel just made; commits the new state. The result
+        keeps copies of the step's outputs (it stays valid after later steps) and makes its
+        arrays, ZMP and contacts from them when they are read (simulator/step_result.py)."""
         out = self._out
         counts = read_counts(self._counts_bytes)
-        nc = counts.contacts
-        # reports: copies of the step's report records and points, made into ContactReports when first read (a
-        # StepResult stays valid after later steps)
-        reports = _NO_CONTACTS
-        if nc:
-            tab, end = self._tables[counts.table], counts.report_points
-            # the records copied as bytes: numpy's copy of records with array fields is 6x slower
-            records = np.frombuffer(bytearray(self._report_bytes[: nc * REPORT_DTYPE.itemsize]), REPORT_DTYPE)
-            reports = ContactReports(records, tab.world[:end].copy(),
-                                     tab.point_force[:end].copy() if self._point_forces else None,
-                                     self.model.body_names, self._element_names)  # fmt: skip
-        zp = out.zmp.copy()
-        zmp = ZmpReport(zp[:3], out.zmp_support[: counts.ground_hull].copy(), float(zp[3]), zp[4:7], zp[7:10])
+        copy = out.result[: result_size(self._result_head, counts, self._point_forces)].copy()
         forces = ()
         if batches is self._no_batches:
             forces = self._no_forces
@@ -721,15 +589,11 @@ class Simulator:
             for b in batches:
                 last.update(zip(b.names, self._hard.force[b.start : b.start + len(b.hard)].tolist()))
             self._last_hard_force = last
-        q_next, v_next = out.q_next.copy(), out.v_next.copy()
-        self._q, self._v, self._t = q_next, v_next, self._t + self.config.dt
+        self._t += self.config.dt  # the kernel left the new state in self._q, self._v (StepState)
         for p, f in zip(self.providers, forces):
             p.accept_forces(f)
-        return StepResult(
-            self._t, q_next.copy(), v_next.copy(), self._actuation.applied.copy(), reports, zmp, counts.rounds,
-            bool(counts.validated), bool(counts.impulse), counts.max_penetration, forces, out.a.copy(),
-            "bounded" if counts.bounded else self._solver, counts.sweeps, counts.watched, counts.stages,
-        )  # fmt: skip
+        return StepResult.of_step(self._t, copy, counts, forces, "bounded" if counts.bounded else self._solver,
+                                  self._layout)  # fmt: skip
 
     def _provider_rows(self, rows: list[OneSidedRows], v: np.ndarray) -> tuple[list[_Batch], np.ndarray | None]:
         """Each provider's batch of rows sorted once (_Batch: its hard rows' first row in the step's

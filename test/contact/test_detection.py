@@ -167,6 +167,20 @@ def test_the_hull_of_many_points_is_the_convex_hull_of_all_of_them(rng, n):
     assert np.all((b[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1]) - (b[:, 1] - a[:, 1]) * (c[:, 0] - a[:, 0]) > 0)
 
 
+@pytest.mark.parametrize("order", ["random", "sorted", "reversed", "few keys"])
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 64, 300])
+def test_the_hits_sort_is_numpys_stable_argsort(rng, n, order):
+    """The step orders its hits by key with kernels.argsort_stable_into (a merge sort in
+    scratch, nothing allocated): numpy's stable argsort, ties in index order, whatever the
+    keys' order; only the first n keys are read."""
+    keys = {"random": rng.integers(0, 1000, n), "sorted": np.sort(rng.integers(0, 1000, n)),
+            "reversed": np.sort(rng.integers(0, 1000, n))[::-1].copy(), "few keys": rng.integers(0, 3, n)}[order]
+    padded = np.concatenate([keys, [-1, -2]])  # beyond n: never read
+    out, tmp = np.full(n + 2, -7, np.int64), np.zeros(n + 2, np.int64)
+    kernels.argsort_stable_into(padded, n, out, tmp)
+    assert np.array_equal(out[:n], np.argsort(keys, kind="stable")) and np.all(out[n:] == -7)
+
+
 def test_hull_centroid_and_nearest_feature():
     pts = np.array([[0, 0], [1, 0], [1, 1], [0, 1], [0.5, 0.5], [0.2, 0.7]], float)
     hull = convex_hull_2d(pts)
