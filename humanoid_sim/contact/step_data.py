@@ -41,6 +41,7 @@ __all__ = [
     "COUNTS_DTYPE",
     "REPORT_DTYPE",
     "REPORT_WORDS",
+    "ResultParts",
     "BodyPairs",
     "ContactTable",
     "Detection",
@@ -65,6 +66,7 @@ __all__ = [
     "make_step_data",
     "read_counts",
     "result_head",
+    "result_parts",
     "result_size",
 ]
 
@@ -435,6 +437,41 @@ def result_size(head: int, counts: StepCounts, point_forces: bool) -> int:
     point_forces: the contact method reports per-point forces."""
     point_rows = 2 * counts.report_points if point_forces else counts.report_points
     return head + 2 * counts.ground_hull + 3 * point_rows + REPORT_WORDS * counts.contacts
+
+
+class ResultParts(NamedTuple):
+    """A step's StepOutput.result block (or a copy of its first result_size words) as views:
+    q (nq,), v (nv,): the new state; a (nv,): the acceleration; applied (nj,): the applied
+    efforts; zmp (3,) [m], margin [m], force (3,) [N], moment (3,) [N m] about the world origin:
+    the ZMP of the ground contacts; support (h, 2): its support polygon; points (m, 3) [m]:
+    the reported contacts' points; point_forces (m, 3) [N] or None: theirs under the per-point
+    methods; records (n,) REPORT_DTYPE: the reported contacts."""
+
+    q: np.ndarray
+    v: np.ndarray
+    a: np.ndarray
+    applied: np.ndarray
+    zmp: np.ndarray
+    margin: float
+    force: np.ndarray
+    moment: np.ndarray
+    support: np.ndarray
+    points: np.ndarray
+    point_forces: np.ndarray | None
+    records: np.ndarray
+
+
+def result_parts(block: np.ndarray, nq: int, nv: int, nj: int, counts: StepCounts, point_forces: bool) -> ResultParts:
+    """The ResultParts of ``block`` (StepOutput.result or a copy of what a step wrote in it) for
+    a model of nq, nv coordinates and nj actuated joints, the step's counts and whether its
+    method reports per-point forces: the one reading of the block's layout."""
+    q, v, a, applied, zmp, tail = np.split(block, np.cumsum((nq, nv, nv, nj, 10)))
+    h, m, n = 2 * counts.ground_hull, 3 * counts.report_points, REPORT_WORDS * counts.contacts
+    forces = m if point_forces else 0
+    support, points, pf, records = np.split(tail[: h + m + forces + n], np.cumsum((h, m, forces)))
+    return ResultParts(q, v, a, applied, zmp[:3], float(zmp[3]), zmp[4:7], zmp[7:10], support.reshape(-1, 2),
+                       points.reshape(-1, 3), pf.reshape(-1, 3) if point_forces else None,
+                       records.view(REPORT_DTYPE))  # fmt: skip
 
 
 @structref.register

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from humanoid_sim.balance.zmp import ZmpReport
-from humanoid_sim.contact.step_data import REPORT_DTYPE, StepCounts, result_head
+from humanoid_sim.contact.step_data import StepCounts, result_parts
 from humanoid_sim.contact.virtual_link import ContactKind
 
 __all__ = ["ContactReport", "ContactReports", "StepLayout", "StepResult"]
@@ -110,11 +110,10 @@ _NO_CONTACTS: tuple[ContactReport, ...] = ()
 
 
 class StepLayout(NamedTuple):
-    """Where a simulator's step results find their parts in the copy of the step's result block
-    (contact/step_data.py, StepOutput.result): nq, nv, nj the model's sizes (its head: q_next,
-    v_next, a, applied, zmp (10,)); point_forces: the contact method reports per-point forces
-    (their rows follow the points'); body_names and element_names, the names of a contact's
-    body and element."""
+    """What a simulator's step results need to read the copy of the step's result block
+    (step_data.result_parts): nq, nv, nj the model's sizes; point_forces: the contact method
+    reports per-point forces; body_names and element_names, the names of a contact's body and
+    element."""
 
     nq: int
     nv: int
@@ -196,27 +195,17 @@ class StepResult:
         return r
 
     def _unpack(self) -> None:
-        """The arrays, ZmpReport and ContactReports as views of the step's copy (its block's order)."""
+        """The arrays, ZmpReport and ContactReports as views of the step's copy (step_data.result_parts)."""
         c, counts, layout = self._copy, self._counts, self._layout
         if c is None:  # unpacked meanwhile (by another thread)
             return
-        a = layout.nq
-        b = a + layout.nv
-        e = b + layout.nv
-        z = e + layout.nj
-        h = result_head(layout.nq, layout.nv, layout.nj)
-        w = h + 2 * counts.ground_hull  # the reported points, then (per-point methods) their forces
-        m = 3 * counts.report_points
-        f = w + m + (m if layout.point_forces else 0)  # the records
+        p = result_parts(c, layout.nq, layout.nv, layout.nj, counts, layout.point_forces)
         contacts = _NO_CONTACTS
         if counts.contacts:
-            contacts = ContactReports(c[f:].view(REPORT_DTYPE), c[w : w + m].reshape(-1, 3),
-                                      c[w + m : w + 2 * m].reshape(-1, 3) if layout.point_forces else None,
-                                      layout.body_names, layout.element_names)  # fmt: skip
-        zmp = tuple.__new__(ZmpReport, (c[z : z + 3], c[h:w].reshape(-1, 2), float(c[z + 3]), c[z + 4 : z + 7],
-                                        c[z + 7 : z + 10]))  # fmt: skip
-        self._q, self._v, self._acceleration, self._tau_applied = c[:a], c[a:b], c[b:e], c[e:z]
-        self._zmp, self._contacts = zmp, contacts
+            contacts = ContactReports(p.records, p.points, p.point_forces, layout.body_names, layout.element_names)
+        self._q, self._v, self._acceleration, self._tau_applied = p.q, p.v, p.a, p.applied
+        self._zmp = tuple.__new__(ZmpReport, (p.zmp, p.support, p.margin, p.force, p.moment))
+        self._contacts = contacts
         self._copy = None
 
     @property

@@ -14,7 +14,7 @@ import pytest
 
 from humanoid_sim.balance.zmp import zmp_report
 from humanoid_sim.model import load_urdf
-from humanoid_sim.simulator import Simulator, StepResult
+from humanoid_sim.simulator import Simulator, SimulatorConfig, StepResult
 from package_under_test import python_command, subprocess_env
 
 REPO = Path(__file__).resolve().parents[2]
@@ -110,6 +110,20 @@ def test_the_result_s_zmp_is_that_of_its_ground_contacts(humanoid, rng):
         assert np.allclose(z.moment, expected.moment, rtol=1e-14, atol=1e-9)
         assert sorted(map(tuple, z.support_polygon)) == sorted(map(tuple, expected.support_polygon))
         assert z.margin == pytest.approx(expected.margin, abs=1e-12)
+
+
+@pytest.mark.parametrize("method", ["relaxed_qp", "penalty_volume"])
+def test_per_point_forces_are_read_back_with_their_points(humanoid, method):
+    """Under the per-point methods the copy also holds each point's force: read after later
+    steps, a contact's point forces are one row per point and sum to its wrench's force."""
+    sim = Simulator(humanoid, SimulatorConfig(contact_method=method))
+    sim.reset("stand")
+    results = [sim.step() for _ in range(30)]
+    for r in results:
+        assert len(r.contacts) == 2
+        for c in r.contacts:
+            assert c.point_forces.shape == c.points.shape
+            assert np.allclose(c.point_forces.sum(axis=0), c.wrench_world[:3], rtol=1e-12, atol=1e-9)
 
 
 ALLOCATIONS = """
