@@ -22,24 +22,27 @@ TWIST_LIMIT_SLOPE_CAP = 10.0
 
 
 @njit(cache=True)
-def quat_from_matrix_nb(R: np.ndarray) -> np.ndarray:
-    """Unit quaternion (w, x, y, z) with w >= 0 of a rotation matrix (Shepperd)."""
+def quat_from_matrix_nb(R: np.ndarray) -> tuple[float, float, float, float]:
+    """Unit quaternion (w, x, y, z) with w >= 0 of a rotation matrix (Shepperd), as four floats
+    (nothing allocated: the range-of-motion rows evaluate it per group several times a step)."""
     m = R
     tr = m[0, 0] + m[1, 1] + m[2, 2]
     if tr > 0.0:
         r = np.sqrt(1.0 + tr) * 2.0
-        q = np.array([0.25 * r, (m[2, 1] - m[1, 2]) / r, (m[0, 2] - m[2, 0]) / r, (m[1, 0] - m[0, 1]) / r])
+        w, x, y, z = 0.25 * r, (m[2, 1] - m[1, 2]) / r, (m[0, 2] - m[2, 0]) / r, (m[1, 0] - m[0, 1]) / r
     elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
         r = np.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2]) * 2.0
-        q = np.array([(m[2, 1] - m[1, 2]) / r, 0.25 * r, (m[0, 1] + m[1, 0]) / r, (m[0, 2] + m[2, 0]) / r])
+        w, x, y, z = (m[2, 1] - m[1, 2]) / r, 0.25 * r, (m[0, 1] + m[1, 0]) / r, (m[0, 2] + m[2, 0]) / r
     elif m[1, 1] > m[2, 2]:
         r = np.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2]) * 2.0
-        q = np.array([(m[0, 2] - m[2, 0]) / r, (m[0, 1] + m[1, 0]) / r, 0.25 * r, (m[1, 2] + m[2, 1]) / r])
+        w, x, y, z = (m[0, 2] - m[2, 0]) / r, (m[0, 1] + m[1, 0]) / r, 0.25 * r, (m[1, 2] + m[2, 1]) / r
     else:
         r = np.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1]) * 2.0
-        q = np.array([(m[1, 0] - m[0, 1]) / r, (m[0, 2] + m[2, 0]) / r, (m[1, 2] + m[2, 1]) / r, 0.25 * r])
-    q /= np.linalg.norm(q)
-    return q if q[0] >= 0.0 else -q
+        w, x, y, z = (m[1, 0] - m[0, 1]) / r, (m[0, 2] + m[2, 0]) / r, (m[1, 2] + m[2, 1]) / r, 0.25 * r
+    n = np.sqrt(w * w + x * x + y * y + z * z)
+    if w < 0.0:
+        n = -n
+    return w / n, x / n, y / n, z / n
 
 
 @njit(cache=True)
@@ -74,14 +77,12 @@ def matmul3_into(A, B, C, transpose_b):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def matvec3_nb(A: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """A @ x for a 3x3 matrix and a 3-vector without the BLAS call overhead."""
-    return np.array(
-        [
-            A[0, 0] * x[0] + A[0, 1] * x[1] + A[0, 2] * x[2],
-            A[1, 0] * x[0] + A[1, 1] * x[1] + A[1, 2] * x[2],
-            A[2, 0] * x[0] + A[2, 1] * x[1] + A[2, 2] * x[2],
-        ]
+def matvec3_nb(A: np.ndarray, x: np.ndarray) -> tuple[float, float, float]:
+    """A @ x for a 3x3 matrix and a 3-vector, as three floats (nothing allocated)."""
+    return (
+        A[0, 0] * x[0] + A[0, 1] * x[1] + A[0, 2] * x[2],
+        A[1, 0] * x[0] + A[1, 1] * x[1] + A[1, 2] * x[2],
+        A[2, 0] * x[0] + A[2, 1] * x[1] + A[2, 2] * x[2],
     )
 
 
