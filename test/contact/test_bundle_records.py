@@ -96,7 +96,7 @@ def test_the_step_record_keeps_the_bundles_its_views_point_into():
     gc.collect()
     owners = _owners(sim._data)
     detections = [b for b in owners if isinstance(b, Detection)]
-    assert len(detections) == 1 and len(owners) == 15  # the actuation among them
+    assert len(detections) == 1 and len(owners) == 16  # the actuation and the state among them
     for _ in range(50):
         r = sim.step(None)
     assert r.contacts and np.all(np.isfinite(r.q))
