@@ -6,8 +6,9 @@ silently reused with the old callee inlined. So the whole package's kernels shar
 directory named after a digest of every source file that uses numba: any change to any
 kernel starts a fresh cache, and an unchanged install loads in a fraction of a second.
 
-Must run before numba is first imported (numba reads NUMBA_CACHE_DIR at import);
-``humanoid_sim/__init__.py`` calls it. A NUMBA_CACHE_DIR set by the user is respected.
+Runs before any kernel module is imported: ``humanoid_sim/__init__.py`` calls it (numba reads
+NUMBA_CACHE_DIR when it is first imported; when a program imported numba first, its
+configuration is set here too). A NUMBA_CACHE_DIR set by the user is respected.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import sys
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -34,12 +36,19 @@ def kernel_sources_digest(package_dir: Path = PACKAGE_DIR) -> str:
 
 
 def configure_numba_cache_dir() -> str:
-    """Set NUMBA_CACHE_DIR (unless already set) and return the directory in use."""
+    """Set NUMBA_CACHE_DIR (unless already set) and return the directory in use. numba reads
+    that variable once, when it is first imported: in a program that imported numba before
+    this package, numba's configuration is set to the same directory too (else the kernels
+    would be cached in numba's own places, keyed by each file alone, and a kernel compiled
+    against an older version of a kernel of another file could run)."""
     if "NUMBA_CACHE_DIR" not in os.environ:
         cache_home = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
         os.environ["NUMBA_CACHE_DIR"] = str(
             cache_home / "humanoid_sim" / "numba" / kernel_sources_digest()
         )
+    config = sys.modules.get("numba.core.config")
+    if config is not None:  # numba already started: its kernels are placed by config.CACHE_DIR
+        config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]
     return os.environ["NUMBA_CACHE_DIR"]
 
 

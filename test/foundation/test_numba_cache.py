@@ -56,3 +56,25 @@ def test_kernel_cache_subpath_is_numbas():
 
     folder = numba_cache.PACKAGE_DIR / "dynamics"
     assert numba_cache.kernel_cache_subpath(folder) == _CacheLocator.get_suitable_cache_subpath(str(folder / "kernels.py"))
+
+
+def test_numba_imported_first_still_caches_in_the_package_s_directory():
+    """A program that imports numba before humanoid_sim (numba then never reads the variable
+    the package sets) still caches the package's kernels in the directory named after all
+    kernel files, not in numba's per-file places."""
+    import os
+    import subprocess
+
+    from package_under_test import PACKAGE_DIR, python_command, subprocess_env
+
+    env = subprocess_env({k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"})
+    env["XDG_CACHE_HOME"] = "/nonexistent-cache-home"
+    code = ("import numba\nimport humanoid_sim\nfrom numba.core import config\n"
+            "from humanoid_sim.dynamics.kernels import rnea_nb\n"
+            "print(config.CACHE_DIR)\nprint(type(rnea_nb._cache._impl.locator).__name__)\n")
+    run = subprocess.run(python_command("-c", code), capture_output=True, text=True, env=env,
+                         timeout=300)  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    cache_dir, locator = run.stdout.split()
+    assert cache_dir == f"/nonexistent-cache-home/humanoid_sim/numba/{kernel_sources_digest(PACKAGE_DIR)}"
+    assert locator.endswith("UserProvidedCacheLocator")  # numba: NUMBA_CACHE_DIR is used
