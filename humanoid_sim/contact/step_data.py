@@ -427,8 +427,10 @@ class StepOutput(NamedTuple):
     held: HeldWrenches
 
 
+@njit(cache=True)
 def result_head(nq: int, nv: int, nj: int) -> int:
-    """The words of StepOutput.result before the support polygon: q_next, v_next, a, applied, zmp."""
+    """The words of StepOutput.result before the support polygon: q_next, v_next, a, applied,
+    zmp (the step's report and the Python side read the block by this)."""
     return nq + 2 * nv + nj + 10
 
 

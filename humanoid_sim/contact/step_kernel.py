@@ -87,7 +87,7 @@ from humanoid_sim.contact.methods import CAPACITY, NONFINITE, OK, PENALTY_VOLUME
 from humanoid_sim.contact.pair_contacts import collide_pairs_nb
 from humanoid_sim.contact.penalty_volume import penalty_volume_free_acceleration_nb, penalty_volume_nb
 from humanoid_sim.contact.relaxed_qp import relaxed_qp_nb
-from humanoid_sim.contact.step_data import REPORT_WORDS
+from humanoid_sim.contact.step_data import REPORT_WORDS, result_head
 from humanoid_sim.dynamics.integrator import (
     at_rest_nb,
     held_forces_nb,
@@ -2105,7 +2105,7 @@ def _report(d, tab, nc, t_index) -> None:
     # the result block's tail (StepOutput.result): the support polygon, the reported points (and
     # their forces), the records
     res = out.result
-    o = out.q_next.shape[0] + 2 * out.v_next.shape[0] + out.applied.shape[0] + zmp.shape[0]
+    o = result_head(out.q_next.shape[0], out.v_next.shape[0], out.applied.shape[0])
     nh = convex_hull_into(zp, ngp, det.hull_order, det.hull)
     for t in range(nh):
         res[o + 2 * t] = zp[det.hull[t], 0]

@@ -515,7 +515,7 @@ def aba_solve_nb(parent, ndof, v_index, S, Ia, U, Dinv, A, pA, a_root, tau, qdd,
     """
     nb = parent.shape[0]
     # nothing allocated (a contact-space matrix solves once per row): rows indexed in place,
-    # the body's acceleration built in acc[i], D⁻¹'s right-hand side in u
+    # the body's acceleration built in acc[i], D⁻¹'s right-hand side in u, D⁻¹ u of pass 2 in qdd
     for i in range(nb - 1, -1, -1):
         n = ndof[i]
         vi = v_index[i]
@@ -523,16 +523,18 @@ def aba_solve_nb(parent, ndof, v_index, S, Ia, U, Dinv, A, pA, a_root, tau, qdd,
             u[vi + d] = tau[vi + d] - _dot6(S[vi + d], pA[i])
         k = parent[i]
         if k >= 0:  # p^a = Ia c + p^A + U D⁻¹ u, c = A_i - A_k, to the parent
+            for a in range(n):  # D⁻¹ u, held in q̈'s rows until pass 3 writes them
+                s = 0.0
+                for b in range(n):
+                    s += Dinv[i, a, b] * u[vi + b]
+                qdd[vi + a] = s
             for r in range(6):
                 t = 0.0
                 for col in range(6):
                     t += Ia[i, r, col] * (A[i, col] - A[k, col])
                 t += pA[i, r]
                 for a in range(n):
-                    s = 0.0
-                    for b in range(n):
-                        s += Dinv[i, a, b] * u[vi + b]
-                    t += U[i, a, r] * s
+                    t += U[i, a, r] * qdd[vi + a]
                 pA[k, r] += t
     for i in range(nb):
         n = ndof[i]
