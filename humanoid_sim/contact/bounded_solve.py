@@ -334,8 +334,8 @@ def _area_normal_rows(kind, s, hull, B, eps, r, w, lam, G, P, c) -> None:
         delta = best[a] - lam[s + a]
         if delta != 0.0:
             lam[s + a] = best[a]
-            for k in range(w.shape[0]):
-                w[k] += B[k, s + a] * delta
+            for k in range(w.shape[0]):  # B's row, not its column: B is symmetric, rows are contiguous
+                w[k] += B[s + a, k] * delta
             w[s + a] += eps * delta
 
 
@@ -454,7 +454,7 @@ def _friction_pair(B, eps, r, w, lam, ft, cap, sx, sy, k) -> None:
     lam[f0] = y0
     lam[f1] = y1
     for a in range(k):
-        w[a] += B[a, f0] * d0 + B[a, f1] * d1
+        w[a] += B[f0, a] * d0 + B[f1, a] * d1
     w[f0] += eps * d0
     w[f1] += eps * d1
 
@@ -683,7 +683,12 @@ def _subspace_step(rows, B, eps, r, lam, w, sw, tol) -> bool:
             t += W[a, c] * r[a]
             symmetric &= W[a, c] == V[a, c]
         x[c] = t
+        unit = hi[c] - lo[c] == 1 and W[lo[c], c] == 1.0  # W's column c is a row's unit vector
         for d in range(m):  # Q[c, d] = W[:, c]ᵀ (B + ε I) V[:, d] over the two columns' rows
+            if unit and hi[d] - lo[d] == 1 and V[lo[d], d] == 1.0:  # two unit vectors (a free row's
+                # columns, most of them): B's entry, plus ε on the diagonal, as the sums below give it
+                Q[c, d] = B[lo[c], lo[d]] + eps if lo[c] == lo[d] else B[lo[c], lo[d]]
+                continue
             t = 0.0
             for a in range(lo[c], hi[c]):
                 wa = W[a, c]
@@ -831,8 +836,8 @@ def bounded_solve_nb(rows, L, parent, base, reg, max_sweeps, tol, x, lam, work, 
                     continue
                 delta = (r[j] - w[j]) / d
                 lam[j] += delta
-                for a in range(k):
-                    w[a] += B[a, j] * delta
+                for a in range(k):  # B[j, a] = B[a, j] (rows_gram_nb mirrors it): the contiguous row
+                    w[a] += B[j, a] * delta
                 w[j] += eps * delta
             for j in range(s0, s1):
                 pre[j - s0] = lam[j]
@@ -844,7 +849,7 @@ def bounded_solve_nb(rows, L, parent, base, reg, max_sweeps, tol, x, lam, work, 
                 delta = lam[j] - pre[j - s0]
                 if delta != 0.0:
                     for a in range(k):
-                        w[a] += B[a, j] * delta
+                        w[a] += B[j, a] * delta
                     w[j] += eps * delta
                 change = max(change, abs(lam[j] - old[j - s0]))
                 largest = max(largest, abs(lam[j]))
