@@ -21,7 +21,8 @@ both simulators too.
 
 A passive fall beside it: the same humanoid from "stand" with zero torque on both
 simulators (same URDF, same initial state), the mean step cost over the first 2 s of the
-fall (the collapse onto the ground) for both, and the ratio; ours also with the
+fall (the collapse onto the ground) for both, and the ratio; where ours spends it (the share
+of steps solved by the bounded solve and their cost, the share with an impulse phase); ours also with the
 range-of-motion provider, as the node runs it (joints at their stops while it lies); a fall
 that raises is reported with its message and the cost of the steps it made. Each simulator runs the fall once
 untimed first (first-call costs). The machine load is printed beside the timings.
@@ -40,6 +41,7 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -238,28 +240,66 @@ def run_mujoco(seconds: float, model, q0, ctrl, rk4: bool = False):
     return costs, slip, pen
 
 
-def fall_ours(seconds: float, with_limits: bool = False):
-    """Step costs [s] of our passive fall from "stand" (zero torque), the simulated time
-    reached [s], the base height then [m] and the failure message (None when the fall ran
-    to the end); with_limits: the range-of-motion provider active (as in the node)."""
+class FallRun(NamedTuple):
+    """One timed passive fall of ours: costs (steps,) [s]; t_end, the simulated time reached
+    [s]; z_end, the base height then [m]; failure, the message of the exception that ended it
+    (None when it ran to the end); model; kinds (steps, 3) int: per step, whether the bounded
+    solve replaced the checked one, whether an impulse phase ran, and the sweeps."""
+
+    costs: np.ndarray
+    t_end: float
+    z_end: float
+    failure: str | None
+    model: object
+    kinds: np.ndarray
+
+
+def fall_ours(seconds: float, with_limits: bool = False) -> FallRun:
+    """Our passive fall from "stand" (zero torque), run once untimed and once timed;
+    with_limits: the range-of-motion provider active (as in the node)."""
     model = load_urdf(URDF)
     sim = Simulator(model, SimulatorConfig(dt=DT), providers=_providers(model, with_limits))
     steps = int(round(seconds / DT))
     costs: list[float] = []
+    kinds: list[tuple[bool, bool, int]] = []
     failure = None
     for timed in (False, True):
         sim.reset("stand")
         costs = []
+        kinds = []
         try:
             for _ in range(steps):
                 t0 = time.perf_counter()
-                sim.step(None)
+                r = sim.step(None)
                 costs.append(time.perf_counter() - t0)
+                kinds.append((r.solver == "bounded", bool(r.impulse), int(r.sweeps)))
         except Exception as exc:  # noqa: BLE001 -- a failure is a figure, not a crash
             failure = f"{type(exc).__name__} at t = {sim.t:.3f} s: {exc}".splitlines()[0][:200]
         if not timed:
             failure = None
-    return np.asarray(costs), sim.t, float(sim.q[2]), failure, model
+    kinds_array = np.asarray(kinds, np.int64).reshape(-1, 3)
+    return FallRun(np.asarray(costs), sim.t, float(sim.q[2]), failure, model, kinds_array)
+
+
+def fall_composition(costs: np.ndarray, kinds: np.ndarray) -> str:
+    """Where a fall's steps spend their time: the share of steps whose solve was the bounded
+    one (and their mean cost, and the mean sweeps of their Gauss-Seidel solves) against the
+    steps that passed the checked solve of seed 000, and the share that ran an impulse phase."""
+    n = min(len(costs), len(kinds))
+    if n == 0:
+        return "  (no step made)"
+    costs, kinds = costs[:n], kinds[:n]
+    bounded, impulse = kinds[:, 0] == 1, kinds[:, 1] == 1
+
+    def mean_us(mask) -> str:
+        return f"{costs[mask].mean() * 1e6:.1f} µs" if mask.any() else "-"
+
+    sweeps = f"{kinds[bounded, 2].mean():.1f}" if bounded.any() else "-"
+    return (
+        f"  of its steps: {bounded.mean():.0%} solved by the bounded solve (mean {mean_us(bounded)}, {sweeps} "
+        f"sweeps), {1 - bounded.mean():.0%} by the checked solve alone (mean {mean_us(~bounded)}); "
+        f"{impulse.mean():.0%} with an impulse phase (mean {mean_us(impulse)})"
+    )
 
 
 def fall_mujoco(seconds: float, model, q0, rk4: bool = False):
@@ -283,13 +323,14 @@ def print_fall(seconds: float) -> None:
     """The passive fall on both simulators: mean step cost and ratio."""
     fall_s = min(seconds, FALL)
     print(f"\npassive fall from \"stand\", zero torque, first {fall_s:g} s ({machine_load()}):")
-    ours, t_end, z_end, failure, model = fall_ours(fall_s)
+    ours, t_end, z_end, failure, model, kinds = fall_ours(fall_s)
     if len(ours):
         print(
             f"  humanoid_sim: step cost mean {ours.mean() * 1e6:8.1f} µs, median {np.median(ours) * 1e6:8.1f} µs "
             f"over {len(ours)} steps (to t = {t_end:.3f} s, base height then {z_end:.3f} m)"
             + (f"  FAILED: {failure}" if failure else "")
         )
+        print(fall_composition(ours, kinds))
     else:
         print(f"  humanoid_sim: no step made  FAILED: {failure}")
     try:
@@ -307,7 +348,7 @@ def print_fall(seconds: float) -> None:
             f"  ratio humanoid_sim / MuJoCo over the fall: mean step {ours.mean() / mj.mean():.1f}, "
             f"median step {np.median(ours) / np.median(mj):.1f}"
         )
-    lim, _, _, lim_failure, _ = fall_ours(fall_s, with_limits=True)
+    lim, _, _, lim_failure, _, _ = fall_ours(fall_s, with_limits=True)
     if len(lim):
         print(
             f"  humanoid_sim with the range-of-motion provider (as the node runs): step cost mean "
