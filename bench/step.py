@@ -284,11 +284,8 @@ def fall_ours(seconds: float, with_limits: bool = False) -> FallRun:
 def fall_composition(costs: np.ndarray, kinds: np.ndarray) -> str:
     """Where a fall's steps spend their time: the share of steps whose solve was the bounded
     one (and their mean cost, and the mean sweeps of their Gauss-Seidel solves) against the
-    steps that passed the checked solve of seed 000, and the share that ran an impulse phase."""
-    n = min(len(costs), len(kinds))
-    if n == 0:
-        return "  (no step made)"
-    costs, kinds = costs[:n], kinds[:n]
+    steps that passed the checked solve of seed 000, and the share that ran an impulse phase
+    (costs (n,) [s] and kinds (n, 3), as FallRun's, n > 0)."""
     bounded, impulse = kinds[:, 0] == 1, kinds[:, 1] == 1
 
     def mean_us(mask) -> str:
