@@ -110,6 +110,11 @@ class ConstraintProvider(Protocol):
     rows(q, v): the active rows at this state; q shape (nq,), v shape (nv,).
     accept_forces(forces): lambda per row returned by the last rows() call,
         shape (k,) [N m or N], after the step's solve.
+    rows_checked (optional class attribute): True for a provider whose rows are valid by
+        construction (the shapes, finite Jacobian and drift, restitution in [0, 1] that
+        OneSidedRows.validate checks), as the range-of-motion provider's compiled rows are;
+        the simulator then does not validate each step's rows again. Absent or False: it
+        validates them.
     """
 
     name: str

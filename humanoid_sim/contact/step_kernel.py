@@ -92,6 +92,7 @@ from humanoid_sim.dynamics.integrator import (
     at_rest_nb,
     held_forces_nb,
     hold_wrench_nb,
+    lock_stops_nb,
     release_held_wrenches_nb,
     rest_step_nb,
     runge_kutta_nb,
@@ -1566,10 +1567,15 @@ def step_nb(d, q, v, tau, n_hard, factored, free) -> int:
     else:
         tau_c = out.tau_c
         held_forces_nb(dyn.M, a, a0, tau, tau_c)
+        # a joint held on its stop moves as its solve meant, locked at its acceleration (the
+        # stop's force held instead can outgrow what holds it within the step, and do work)
+        locks = lock_stops_nb(d.tree, d.stage, d.hard.jacobian, d.hard.force, n_hard, a, tau_c)
         _hold_contact_wrenches(d, tab, nc)
         release_held_wrenches_nb(d.tree, d.stage, out.held, dyn.R, dyn.p, dyn.S, tau_c)
         runge_kutta_nb(d.tree, d.stage, out.held, q, v_plus, a, tau_c, dyn.damping, dt, out.q_next, out.v_next)
         counts.stages = 3
+        if locks:
+            d.stage.locked[:] = 0
     for i in range(out.q_next.shape[0]):
         if not math.isfinite(out.q_next[i]):
             return NONFINITE

@@ -85,6 +85,7 @@ __all__ = [
     "held_forces_nb",
     "held_wrenches",
     "hold_wrench_nb",
+    "lock_stops_nb",
     "release_held_wrenches_nb",
     "rest_step_nb",
     "rk4_step_nb",
@@ -132,7 +133,9 @@ class StageWork(NamedTuple):
     q_s (nq,), v_s, tau_s, theta (nv,): the stage state, its forces and increment;
     xi, acc_stage (4, nv): the stage velocities (dexp⁻¹ applied) and accelerations;
     twist (4, 6): scratch of dexp⁻¹; work (2, 6), D (6, 6): scratch of free_acceleration_nb;
-    force (nb, 6): scratch of release_held_wrenches_nb.
+    force (nb, 6): scratch of release_held_wrenches_nb;
+    locked (nv,) int64: 1 on the coordinate of a one-dof joint whose acceleration the stages
+    hold at locked_acc (nv,) [rad/s² or m/s²] (a joint held on its stop: lock_stops_nb), else 0.
     """
 
     R: np.ndarray
@@ -158,6 +161,8 @@ class StageWork(NamedTuple):
     work: np.ndarray
     D: np.ndarray
     force: np.ndarray
+    locked: np.ndarray
+    locked_acc: np.ndarray
 
 
 def stage_work(tree: KinematicTree, armature: np.ndarray | None = None) -> StageWork:
@@ -171,7 +176,7 @@ def stage_work(tree: KinematicTree, armature: np.ndarray | None = None) -> Stage
         np.zeros((nb, 6, 6)), np.zeros((nb, 6)), np.zeros((nb, 6, 6)), np.zeros((nb, 6, 6)), np.zeros(nv),
         np.zeros((nb, 6)), a_gravity, np.zeros(nq), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros((4, nv)),
         np.zeros((4, nv)), np.zeros(nv) if armature is None else np.array(armature, dtype=float), np.zeros((4, 6)),
-        np.zeros((2, 6)), np.zeros((6, 6)), np.zeros((nb, 6)),
+        np.zeros((2, 6)), np.zeros((6, 6)), np.zeros((nb, 6)), np.zeros(nv, np.int64), np.zeros(nv),
     )  # fmt: skip
 
 
@@ -255,6 +260,9 @@ def free_acceleration_nb(tree, w, held, q, v, tau, qdd) -> None:
     bias force V x* I V. Pass 2, towards the root: U, D, u, and the parent's share
     I^a = I^A - U D⁻¹ Uᵀ, p^a = I^a c + p^A + U D⁻¹ u. Pass 3, from the root: a' = a_k + c_i,
     q̈_i = D⁻¹ (u - Uᵀ a'), a_i = a' + S q̈_i.
+    A one-dof joint locked at its acceleration (w.locked, w.locked_acc; RBDA 9.2's hybrid
+    dynamics) passes its body on rigidly: I^a = I^A, p^a = p^A + I^A (c_i + S_i q̈_i), and
+    q̈_i is the locked one; its own torque is then whatever holds it there.
     The arithmetic is that of the separate passes dynamics.kernels.forward_kinematics_nb,
     motion_subspace_nb, velocities_nb, world_inertias_nb, aba_factor_nb, body_bias_forces_nb
     and aba_solve_nb, in the same order: the result is the same to the last bit, three passes
@@ -265,6 +273,7 @@ def free_acceleration_nb(tree, w, held, q, v, tau, qdd) -> None:
     R, p, S, V, A, IA, pA, U, Dinv, u, acc = w.R, w.p, w.S, w.V, w.A, w.IA, w.pA, w.U, w.Dinv, w.u, w.acc
     e, g = w.work[0], w.work[1]
     armature = w.armature
+    locked, locked_acc = w.locked, w.locked_acc
     # the arrays read once, their rows indexed in place (IA[i, r, c], not I = IA[i]): reading a
     # record's field, or a view of a row, takes and drops a reference to its array, two atomic
     # operations per body and stage
@@ -283,6 +292,19 @@ def free_acceleration_nb(tree, w, held, q, v, tau, qdd) -> None:
         n = ndof[i]
         vi = v_index[i]
         k = parent[i]
+        if n == 1 and locked[vi]:  # rigidly on: I^a = I^A, p^a = p^A + I^A (c_i + S_i q̈_i)
+            if k < 0:
+                continue
+            for r in range(6):
+                e[r] = A[i, r] - A[k, r] + S[vi, r] * locked_acc[vi]
+            for r in range(6):
+                t = 0.0
+                for col in range(6):
+                    ia = IA[i, r, col]
+                    IA[k, r, col] += ia
+                    t += ia * e[col]
+                pA[k, r] += t + pA[i, r]
+            continue
         if n == 1:  # the same arithmetic as below, with D, u and D⁻¹ u scalars (most joints)
             for r in range(6):
                 t = 0.0
@@ -358,7 +380,7 @@ def free_acceleration_nb(tree, w, held, q, v, tau, qdd) -> None:
             for r in range(6):
                 e[r] = acc[k, r] + A[i, r] - A[k, r]
         if n == 1:
-            qi = Dinv[i, 0, 0] * (u[vi] - _dot6_vec(U, i, 0, e))
+            qi = locked_acc[vi] if locked[vi] else Dinv[i, 0, 0] * (u[vi] - _dot6_vec(U, i, 0, e))
             qdd[vi] = qi
             for r in range(6):
                 acc[i, r] = e[r] + S[vi, r] * qi
@@ -519,3 +541,52 @@ def runge_kutta_nb(tree, w, held, q, v, a1, tau_c, damping, dt, q_out, v_out) ->
         theta[i] = dt / 6.0 * (xi[0, i] + 2.0 * xi[1, i] + 2.0 * xi[2, i] + xi[3, i])
         v_out[i] = v[i] + dt / 6.0 * (acc[0, i] + 2.0 * acc[1, i] + 2.0 * acc[2, i] + acc[3, i])
     integrate_nb(joint_type, q_index, v_index, q, theta, 1.0, q_out)
+
+
+@njit(cache=True)
+def lock_stops_nb(tree, w, jacobian, force, n, a, tau_c) -> int:
+    """Lock each one-dof joint held on its stop at its solved acceleration for the stages, in
+    place of holding its stop's force; returns the joints locked (w.locked, w.locked_acc set,
+    every other coordinate unlocked).
+
+    A hard row's force λ_r held over the step in the generalised coordinates does the work
+    λ_r Δg_r. When the rest of the tree changes fast within the step (g1 flailing: a hip
+    decelerating from 82 to 56 rad/s in one step, coupled through the pelvis to the other
+    hip's stop), the force that held the joint on its stop at the step's start outgrows what
+    holds it there: held, it threw the joint off its stop (from -0.06 to +0.33 rad/s within
+    the step, at 883 N m) and did +0.095 J, where a stop that holds does no work. Locked
+    instead at the acceleration a_j its solve gave, the joint moves over the step as the solve
+    meant (v dt + a_j dt²/2 from where it was, the stop's target), whatever the rest of the
+    tree does, and the stop's torque is what holds it there at every stage; its work is its
+    torque times that motion, nil for a joint resting on its stop.
+
+    Locked: a row r < n with λ_r > 0 whose Jacobian row is ±1 on one coordinate of a one-dof
+    joint and 0 elsewhere (a joint stop); its force is taken out of tau_c (nv,) (tau_c -=
+    J_rᵀ λ_r). tree: KinematicTree; w: StageWork; jacobian (K, nv), force (K,) [N m or N]: the
+    hard rows and their solved forces; a (nv,): the solved acceleration a1."""
+    locked, locked_acc = w.locked, w.locked_acc
+    nv = locked.shape[0]
+    for i in range(nv):
+        locked[i] = 0
+    count = 0
+    for r in range(n):
+        f = force[r]
+        if not f > 0.0:
+            continue
+        col = -1
+        for c in range(nv):
+            x = jacobian[r, c]
+            if x == 0.0:
+                continue
+            if col >= 0 or not (x == 1.0 or x == -1.0):
+                col = -1
+                break
+            col = c
+        if col < 0 or tree.ndof[tree.dof_body[col]] != 1:
+            continue
+        if not locked[col]:
+            locked[col] = 1
+            locked_acc[col] = a[col]
+            count += 1
+        tau_c[col] -= jacobian[r, col] * f
+    return count

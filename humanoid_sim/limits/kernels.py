@@ -19,6 +19,12 @@ from numba import njit
 # active this step (so its limit gradient need not be computed); steeper twist
 # limits would merely join one step later
 TWIST_LIMIT_SLOPE_CAP = 10.0
+# joint rates [rad/s] below which a group's drift d/dt(row) · q̇ is taken as 0
+# (group_rows_with_drift_nb): it is quadratic in them, |drift| <= κ |q̇|² with κ the rows'
+# change per radian, so at most 1e-12 κ rad/s² here; its central difference costs two more
+# evaluations of the group (8 of the 13 µs of a group whose twist row holds the bundled
+# humanoid lying against its hip's twist limit, at 1e-8 rad/s)
+DRIFT_SPEED = 1e-6
 
 
 @njit(cache=True)
@@ -515,14 +521,15 @@ def group_rows_nb(tab, g, q, qd, band, lookahead, gap, row, active, sc, swing, t
 @njit(cache=True)
 def group_rows_with_drift_nb(tab, g, q, qd, band, lookahead, sc):  # pragma: no cover - compiled
     """group_rows_nb into sc.gap, sc.row, sc.active (GroupScratch), and sc.drift (3,) =
-    d/dt(row) · qd of the active rows [rad/s²] (a central difference of the rows along qd)."""
+    d/dt(row) · qd of the active rows [rad/s²] (a central difference of the rows along qd;
+    0 when every rate is below DRIFT_SPEED)."""
     gap, row, drift, active = sc.gap, sc.row, sc.drift, sc.active
     group_rows_nb(tab, g, q, qd, band, lookahead, gap, row, active, sc, True, True)
     drift[:] = 0.0
     speed = 0.0
     for k in range(3):
         speed = max(speed, abs(qd[k]))
-    if speed == 0.0 or not (active[0] or active[1] or active[2]):
+    if speed < DRIFT_SPEED or not (active[0] or active[1] or active[2]):
         return
     eps = 1e-6 / speed
     q_shift, gap_pm, row_pm, act_pm = sc.q_shift, sc.gap_pm, sc.row_pm, sc.active_pm

@@ -17,6 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from humanoid_sim.contact.constraint_rows import OneSidedRows
+from humanoid_sim.contact.kernels import all_finite
 from humanoid_sim.limits.ball_joint_rows import ROW_KINDS, BallJointKinematics
 from humanoid_sim.limits.kernels import limit_rows_nb
 from humanoid_sim.limits.range_config import RangeOfMotionConfig, joint_body
@@ -57,6 +58,10 @@ class RangeOfMotionProvider:
     """
 
     name = "range_of_motion"
+    # its rows come from its compiled tables: their shapes by construction, restitutions in
+    # [0, 1] checked on load, the Jacobian and drift checked finite as they are made (_rows)
+    # (ConstraintProvider.rows_checked)
+    rows_checked = True
 
     def __init__(
         self, model: RobotModel, config: RangeOfMotionConfig, activation_band: float = 1e-4, lookahead: float = 2e-3
@@ -112,6 +117,8 @@ class RangeOfMotionProvider:
             names += [f"{kin.group.name} {kind}" for kind in ROW_KINDS]
             laws += [kin.group.law] * 3
         self._names_of = tuple(names)  # by row code
+        self._code_key: bytes | None = None  # the codes of the last rows made (_rows) and their names, laws
+        self._code_rows: tuple = ()
         self._code_hard = np.array([law.hard for law in laws], dtype=bool)
         law_rows = [(law.stiffness, law.damping, law.restitution) for law in laws]
         self._code_law = np.array(law_rows, dtype=float).reshape(-1, 3)
@@ -153,12 +160,21 @@ class RangeOfMotionProvider:
         if count == 0:
             return self._empty
         code = out.code[:count]
-        law = self._code_law[code]
-        names = tuple(map(self._names_of.__getitem__, code.tolist()))
-        return OneSidedRows(
-            out.jacobian[:count].copy(), out.drift[:count].copy(), -out.gap[:count], np.zeros(count),
-            self._code_hard[code], law[:, 0], law[:, 1], law[:, 2], names,
-        )  # fmt: skip
+        key = code.tobytes()
+        if key != self._code_key:  # the rows' names and laws, made again when another set is active
+            law = self._code_law[code]
+            self._code_rows = (tuple(map(self._names_of.__getitem__, code.tolist())), self._code_hard[code],
+                               law[:, 0], law[:, 1], law[:, 2])  # fmt: skip
+            for shared in self._code_rows[1:]:  # handed out again while the same rows are active
+                shared.setflags(write=False)
+            self._code_key = key
+        names, hard, stiffness, damping, restitution = self._code_rows
+        jacobian, drift = out.jacobian[:count].copy(), out.drift[:count].copy()
+        if not (all_finite(jacobian) and all_finite(drift)):  # rows_checked: the one check not by construction
+            raise ValueError(f"{self.name}: a non-finite limit row at this state (a ball joint at its swing's "
+                             "singularity?)")
+        return OneSidedRows(jacobian, drift, -out.gap[:count], np.zeros(count), hard, stiffness, damping, restitution,
+                            names)
 
     def accept_forces(self, forces: np.ndarray) -> None:
         """Row forces λ [N m or N] of the rows from the last ``rows`` call, shape (k,)."""

@@ -218,6 +218,8 @@ class Simulator:
         self.world_model = world_model
         self.providers = tuple(providers)
         self._validated_empty: list[OneSidedRows | None] = [None] * len(self.providers)
+        # providers whose rows are checked where they are built (ConstraintProvider.rows_checked)
+        self._rows_checked = tuple(getattr(p, "rows_checked", False) is True for p in self.providers)
         # a step whose providers all return their validated empty batch: no rows, no forces
         self._no_batches = [_Batch(0, _NO_ROWS, (), None, None)] * len(self.providers)
         self._no_forces = (_NO_FORCES,) * len(self.providers)
@@ -448,7 +450,8 @@ class Simulator:
             for i, r in enumerate(rows):
                 # an empty batch already validated (the same immutable object again) is skipped
                 if r is not self._validated_empty[i]:
-                    r.validate(self.model.nv)
+                    if not self._rows_checked[i]:
+                        r.validate(self.model.nv)
                     if r.count == 0:
                         self._validated_empty[i] = r
                     else:

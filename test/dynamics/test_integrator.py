@@ -9,6 +9,10 @@ body's point enters every stage as J(q)ᵀ w of that point at the stage's q.
 - A state at rest (no coordinate moving REST_MOTION in the step, no velocity changing
   REST_VELOCITY_CHANGE) takes the constant-acceleration step without the stages, and that is
   the step the four stages give, to rounding; any state that moves more takes the stages.
+- A joint held on its stop is locked at its solved acceleration for the stages: the
+  articulated-body pass gives it that acceleration and the others those of the dynamics with
+  it prescribed (a dense solve of M q̈ = τ - b + E μ, Eᵀ q̈ = α); its stop's force leaves the
+  generalised force held over the step.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from humanoid_sim.dynamics.integrator import (
     free_acceleration_nb,
     held_wrenches,
     hold_wrench_nb,
+    lock_stops_nb,
     release_held_wrenches_nb,
     rk4_step_nb,
     runge_kutta_nb,
@@ -31,7 +36,7 @@ from humanoid_sim.dynamics.integrator import (
 )
 from humanoid_sim.dynamics.kinematic_tree import kinematic_tree
 from humanoid_sim.dynamics.kinematics import forward_kinematics, point_jacobian
-from humanoid_sim.dynamics.rigid_body_dynamics import gravity_forces, mass_matrix
+from humanoid_sim.dynamics.rigid_body_dynamics import bias_forces, gravity_forces, mass_matrix
 from humanoid_sim.dynamics.spatial import axis_angle_to_rotation
 
 
@@ -150,3 +155,32 @@ def test_a_state_that_moves_takes_the_four_stages(model, rng, speed, acceleratio
     runge_kutta_nb(tree, w, held, q, v, a1, tau_c, damping, dt, q_rk, v_rk)
     np.testing.assert_array_equal(q_step, q_rk)
     np.testing.assert_array_equal(v_step, v_rk)
+
+
+def test_a_joint_locked_on_its_stop_moves_at_its_acceleration_and_the_others_as_if_it_were_prescribed(model, rng):
+    tree = kinematic_tree(model)
+    w = stage_work(tree)
+    held = held_wrenches(1)
+    one_dof = [c for c in range(model.nv) if tree.ndof[tree.dof_body[c]] == 1]
+    for _ in range(5):
+        q, v = random_state(model, rng)
+        tau = rng.normal(size=model.nv) * 5.0
+        a = rng.normal(size=model.nv) * 3.0
+        c0, c1, c2 = rng.choice(one_dof, size=3, replace=False)
+        # two stop rows (±1 on one joint, force > 0), a row of two joints, a stop without force
+        J = np.zeros((4, model.nv))
+        J[0, c0], J[1, c1], J[2, c1], J[2, c2], J[3, c2] = 1.0, -1.0, 0.5, 0.5, 1.0
+        force = np.array([2.0, 3.0, 4.0, 0.0])
+        tau_c = tau.copy()
+        assert lock_stops_nb(tree, w, J, force, 4, a, tau_c) == 2
+        assert sorted(np.flatnonzero(w.locked)) == sorted([c0, c1])
+        np.testing.assert_array_equal(tau_c, tau - 2.0 * J[0] - 3.0 * J[1])  # their forces taken out
+        qdd = np.zeros(model.nv)
+        free_acceleration_nb(tree, w, held, q, v, tau_c, qdd)
+        # the truth: M q̈ = τ_c - b + E μ with Eᵀ q̈ = α (μ: the torques that hold the locked joints)
+        E = np.zeros((model.nv, 2))
+        E[c0, 0] = E[c1, 1] = 1.0
+        kkt = np.block([[mass_matrix(model, q), -E], [E.T, np.zeros((2, 2))]])
+        rhs = np.concatenate([tau_c - bias_forces(model, q, v), a[[c0, c1]]])
+        assert_relative_close(qdd, np.linalg.solve(kkt, rhs)[: model.nv], rel=1e-9)
+        assert qdd[c0] == a[c0] and qdd[c1] == a[c1]

@@ -5,6 +5,7 @@ import pytest
 
 from humanoid_sim.contact.constraint_rows import ConstraintProvider
 from humanoid_sim.limits.ball_joint_rows import BallJointKinematics
+from humanoid_sim.limits.kernels import DRIFT_SPEED
 from humanoid_sim.limits.range_config import load_range_of_motion
 from humanoid_sim.limits.range_of_motion_provider import RangeOfMotionProvider
 from humanoid_sim.limits.swing_twist import axis_angle_matrix
@@ -86,6 +87,23 @@ def test_group_drift_is_the_gap_acceleration_at_constant_rates(shoulder, rng):
         for r in kin.rows_with_drift(q, qd, np.inf):
             # q(t) = q + t q̇ has q̈ = 0, so g̈ = d/dt(row) q̇ = drift
             assert r.drift == pytest.approx((gp[r.kind] - 2 * g0[r.kind] + gm[r.kind]) / h**2, rel=2e-3, abs=2e-3)
+
+
+def test_group_drift_below_the_drift_speed_is_left_out_where_it_is_negligible(shoulder, rng):
+    # the drift is quadratic in the rates: below DRIFT_SPEED it is taken as 0 (two fewer
+    # evaluations of the group), and what is left out is (rate / 1 rad/s)² of the unit-rate drift
+    _, kin = shoulder
+    for _ in range(30):
+        q = rng.uniform(-1.6, 1.6, 3)
+        u = rng.normal(size=3)
+        u /= np.abs(u).max()
+        unit = {r.kind: r.drift for r in kin.rows_with_drift(q, u, np.inf)}
+        assert max(abs(d) for d in unit.values()) > 0.0
+        for r in kin.rows_with_drift(q, 0.5 * DRIFT_SPEED * u, np.inf):
+            assert r.drift == 0.0
+            assert abs(unit[r.kind]) * (0.5 * DRIFT_SPEED) ** 2 < 1e-9
+        for r in kin.rows_with_drift(q, 2.0 * DRIFT_SPEED * u, np.inf):  # above it: computed
+            assert r.drift == pytest.approx(unit[r.kind] * (2.0 * DRIFT_SPEED) ** 2, rel=1e-6, abs=1e-300)
 
 
 def test_swing_row_sign_and_activation(shoulder):

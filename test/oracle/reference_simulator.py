@@ -24,6 +24,7 @@ from humanoid_sim.dynamics.integrator import (
     held_forces_nb,
     held_wrenches,
     hold_wrench_nb,
+    lock_stops_nb,
     release_held_wrenches_nb,
     rk4_step_nb,
 )
@@ -231,8 +232,12 @@ class ReferenceSimulator(Simulator):
             if not c.released:
                 lift = float(np.max(c.area.roll[:, 0])) if c.rolling else 0.0
                 hold_wrench_nb(held, ws.R, ws.p, c.body, c.area.origin, lift, c.area.R_world_vl, c.lam, 1.0)
+        if len(hv):  # joints held on their stops locked at their accelerations (integrator.lock_stops_nb)
+            lock_stops_nb(self._tree, self._stage, np.ascontiguousarray(hard.jacobian, dtype=float),
+                          np.ascontiguousarray(rep.hard_lambda, dtype=float), len(hv), a, tau_c)
         release_held_wrenches_nb(self._tree, self._stage, held, ws.R, ws.p, ws.S, tau_c)
         stages = rk4_step_nb(self._tree, self._stage, held, q, v_plus, a, tau_c, self._damping, dt, q_next, v_next)
+        self._stage.locked[:] = 0
         if not (all_finite(q_next) and all_finite(v_next)):
             raise SimulationError(f"step at t = {self._t:.6f} s produced a non-finite state")
 

@@ -183,10 +183,15 @@ class BadRows(UpperStop):
         ("names", (), "names has 0 labels, expected 1"),
     ],
 )
-def test_malformed_provider_rows_raise_one_clear_error_and_keep_the_state(field, value, message):
+@pytest.mark.parametrize("rows_checked", [None, False, 1])
+def test_malformed_provider_rows_raise_one_clear_error_and_keep_the_state(field, value, message, rows_checked):
+    # validated unless the provider says, with rows_checked = True, that its rows are checked where made
     model = load_urdf(chain_urdf(1))
     cfg = SimulatorConfig(environment=Environment(ground=None), gravity=np.zeros(3))
-    sim = Simulator(model, cfg, providers=[BadRows(model.nv, field, value)])
+    provider = BadRows(model.nv, field, value)
+    if rows_checked is not None:
+        provider.rows_checked = rows_checked
+    sim = Simulator(model, cfg, providers=[provider])
     q, v, t = sim.q.copy(), sim.v.copy(), sim.t
     with pytest.raises(ValueError, match=message):
         sim.step(np.array([1.0]))
