@@ -112,11 +112,11 @@ POINT, LINE, SURFACE = 1, 2, 3
 IMPULSE_PHASE, ACCELERATION_PHASE = 0, 1
 # Impulse passes per step (step 3: a pass's impulse can turn points down). The first
 # CALM_PASSES stop whatever approaches faster than it may; later ones, up to IMPULSE_PASSES, only
-# a contact the step would carry through the contact band (_plunging): a slower approach is left
-# to the acceleration phase, which stops it within the band. A foot spinning onto the ground rocks
-# from edge to edge over the passes (front, side, back, ...): g1's took four, and stopped after
-# three it ended the step 1.8 mm deep. Lying robots' passes that go on over approaches of a few
-# mm/s stop at CALM_PASSES, as they did.
+# a contact or hard row the step would carry through the band (_plunging, _hard_plunging): a
+# slower approach is left to the acceleration phase, which stops it within the band. A foot
+# spinning onto the ground rocks from edge to edge over the passes (front, side, back, ...):
+# g1's took four, and stopped after three it ended the step 1.8 mm deep. Lying robots' passes
+# that go on over approaches of a few mm/s stop at CALM_PASSES, as they did.
 CALM_PASSES = 3
 IMPULSE_PASSES = 8
 # acceleration-phase solves that take in the watched points the last one would drive in, at
@@ -1670,7 +1670,11 @@ def _virtual_link_nb(d, tab, nc, k, v, tau, n_hard, with_contacts, free) -> tupl
                     dyn.a_gravity, dyn.b, dyn.acc, dyn.f)  # fmt: skip
             last = p == IMPULSE_PASSES - 1
             calm = p >= CALM_PASSES - 1  # the next pass only for what would go through the band
-            approaching = False if (last or calm) else _hard_targets(d, n_hard, v_plus, IMPULSE_PHASE)
+            approaching = False
+            if not last:  # the hard rows' targets at v+ for the next pass, a calm one's too
+                approaching = _hard_targets(d, n_hard, v_plus, IMPULSE_PHASE)
+                if calm:
+                    approaching = _hard_plunging(d, n_hard, v_plus)
             if not with_contacts:
                 if approaching:
                     continue
@@ -1765,6 +1769,25 @@ def _plunging(d, tab, i) -> bool:
     than the contact tolerance at its normal velocity: g + v_z dt < -tolerance."""
     par = d.params
     return _approaching(d, tab, i) and tab.min_gap[i] + tab.vel[i, VZ] * par.dt < -par.tolerance
+
+
+@njit(cache=True)
+def _hard_plunging(d, n_hard, v) -> bool:
+    """Whether a hard row approaches so fast (_too_fast) that the step would take it past its
+    limit by more than the tolerance at its velocity ġ: -violation + ġ dt < -tolerance, as
+    _plunging for a contact. A late pass's impulse on a contact can turn a joint into its stop
+    (g1 flailing: an ankle, at 11.6 rad/s); left to the acceleration phase, whose target ends
+    the step at the limit, the joint left it as fast, and the step gained 4.7 J."""
+    hard = d.hard
+    par = d.params
+    for j in range(n_hard):
+        hv = 0.0
+        for col in range(v.shape[0]):
+            hv += hard.jacobian[j, col] * v[col]
+        gap = -hard.violation[j]
+        if _too_fast(par, hv, gap) and gap + hv * par.dt < -par.tolerance:
+            return True
+    return False
 
 
 @njit(cache=True)

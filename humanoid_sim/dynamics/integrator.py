@@ -23,8 +23,11 @@ sticks. Held in the generalised coordinates instead, Jᵀ(q0) w does the work
 w . J(q0) Δq, which differs from the point's motion by w . J̇ v dt²/2: on a foot turning
 at 80 rad/s under a 450 N contact that was +0.19 J on every step (g1 flailing). A rolling
 sphere's or cylinder's contact point moves over its surface: its wrench is held on the
-centre, acting the radius below it. The other rows (joint stops, joint friction) are held
-in the generalised coordinates, each free body's share fixed in the world axes.
+centre, acting the radius below it. The other rows (joint friction, range-of-motion groups)
+are held in the generalised coordinates, each free body's share fixed in the world axes. A
+joint held on its stop is locked at its solved acceleration for the stages instead
+(lock_stops_nb): a stop's force held over a violent step can outgrow what holds the joint
+there and throw it off, doing work.
 
 Every free body lives on SE(3): the stage configurations are q ⊕ Θ with Θ in each free
 body's body-frame twist coordinates, and the stage velocities enter Θ through dexp⁻¹ (the

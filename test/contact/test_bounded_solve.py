@@ -19,6 +19,7 @@ from humanoid_sim.contact.bounded_solve import (
     BLOCK_POINT,
     BLOCK_SURFACE,
     BOUNDED_SWEEPS,
+    BOUNDED_TOLERANCE,
     BoundedRows,
     _solve_faces,
     bounded_solve_nb,
@@ -465,3 +466,32 @@ def test_the_face_system_is_solved_by_cholesky_or_else_lu(definite, rng):
     Q_big[:m, :m], x_big[:m] = Q, x
     assert _solve_faces(Q_big, x_big, m, True, np.zeros((m + 2, m + 2)), np.zeros(m + 2))
     np.testing.assert_allclose(Q @ x_big[:m], x, rtol=0, atol=1e-10 * np.abs(x).max() * np.linalg.cond(Q))
+
+
+def _fall_solve(name: str, max_sweeps: int, tol: float):
+    """A bounded solve of the bundled humanoid's passive fall from "stand" (bench/step.py's fall,
+    the acceleration phase at t = 0.665 s ("a") and 0.918 s ("b")), as the step posed it
+    (data/humanoid_fall_bounded_solves.npz: its rows, M's tree factor, the free acceleration and
+    the warm start), solved with max_sweeps and tol. Returns (λ, sweeps)."""
+    z = np.load(DATA / "humanoid_fall_bounded_solves.npz")
+    rows = BoundedRows(*(z[f"{name}_{field}"] for field in BoundedRows._fields))
+    reg = float(z[f"{name}_meta"][0])
+    lam = z[f"{name}_lam0"].copy()
+    x = np.empty(len(z[f"{name}_base"]))
+    work = bounded_work(len(rows.rhs), len(x), len(rows.hull_xy))
+    sweeps = bounded_solve_nb(rows, z[f"{name}_L"], z[f"{name}_parent"], z[f"{name}_base"], reg, max_sweeps, tol, x,
+                              lam, work, True)  # fmt: skip
+    return lam, sweeps
+
+
+@pytest.mark.parametrize("name", ["a", "b"])
+def test_frictions_still_turning_converge_to_their_limit(name):
+    """Frictions on their bound whose direction the sweeps turn at a steady rate (one slow mode,
+    0.96-0.97 per sweep) are extrapolated to the sweeps' limit: at the default tolerance the
+    answer is within 5e-6 of the largest force from the answer at 1e-13, before the cap.
+    (Swept only, "a" took 154 sweeps and "b" stopped at the cap, 9.7e-4 away.)"""
+    lam, sweeps = _fall_solve(name, BOUNDED_SWEEPS, BOUNDED_TOLERANCE)
+    exact, exact_sweeps = _fall_solve(name, 20000, 1e-13)
+    assert exact_sweeps < 20000
+    assert sweeps < (100 if name == "a" else BOUNDED_SWEEPS)
+    assert np.abs(lam - exact).max() <= 5e-6 * np.abs(exact).max()

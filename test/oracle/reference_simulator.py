@@ -126,8 +126,10 @@ class ReferenceSimulator(Simulator):
             hv = hard.jacobian @ v_plus
             before = contacts
             contacts = self._contacts(patches)
-            if p >= CALM_PASSES - 1:  # later passes only for a contact the step would take through the band
-                approaching = not last and any(self._plunging(c) for c in contacts if not c.guard)
+            if p >= CALM_PASSES - 1:  # later passes only for what the step would take through the band
+                approaching = not last and (
+                    any(self._plunging(c) for c in contacts if not c.guard) or self._hard_plunging(hard, hv)
+                )
             else:
                 approaching = not last and (
                     any(self._approaching(c) for c in contacts if not c.guard) or self._hard_approaching(hard, hv)
@@ -282,6 +284,17 @@ class ReferenceSimulator(Simulator):
         ahead = hard.violation < -cfg.contact_tolerance
         allowed = np.where(ahead, hard.violation / cfg.dt, 0.0)
         return bool(np.any(hv < allowed - cfg.thresholds.impact))
+
+    def _hard_plunging(self, hard: HardRows, hv: np.ndarray) -> bool:
+        """A hard row approaching faster than it may (_hard_approaching), so fast that the step
+        would take it past its limit by more than the tolerance: -violation + ġ dt < -tolerance."""
+        if not len(hv):
+            return False
+        cfg = self.config
+        gap = -hard.violation
+        allowed = np.where(gap > cfg.contact_tolerance, gap / cfg.dt, 0.0)
+        fast = hv < -allowed - cfg.thresholds.impact
+        return bool(np.any(fast & (gap + hv * cfg.dt < -cfg.contact_tolerance)))
 
     def _hard_active(self, hard: HardRows, hv: np.ndarray) -> np.ndarray:
         """Hard rows in the solve: not separating faster than the correction of Eq. 20b drives them."""
