@@ -170,10 +170,11 @@ def _double_pendulum_urdf(upper: float) -> str:
 
 def test_a_stop_held_by_a_whirling_elbow_stays_on_it_and_no_step_gains_energy():
     # the shoulder on its upper stop, the elbow whirling at 40 rad/s: the lower rod's pull presses
-    # the shoulder on its stop and lets go again as it turns, by 60 N m within a step. The stop's
-    # force held over the step instead of the joint, the shoulder sank past the stop while the
-    # pull grew (to 1 µrad) and was pushed back out as it faded, and steps gained up to 4e-3 J;
-    # locked at its solved acceleration for the step (integrator.lock_stops_nb) it stays on it
+    # the shoulder on its stop and lets go again as it turns (800 sin q_elbow N m: up to 32 N m
+    # more or less within a step, the elbow turning 0.04 rad). The stop's force held over the
+    # step instead of the joint, the shoulder sank past the stop while the pull grew (to 66 µrad)
+    # and was pushed back out as it faded, and steps gained up to 4.8e-3 J; locked at its solved
+    # acceleration for the step (integrator.lock_stops_nb) it stays on it
     upper = 0.0
     model = load_urdf(_double_pendulum_urdf(upper))
     cfg = load_range_of_motion("joint_stops: {enabled: true, limit: {type: hard}}\n")
