@@ -802,7 +802,8 @@ def regularised_product_nb(B, eps, x, r, w, m) -> float:
 
 
 @njit(cache=True)
-def bounded_solve_nb(rows, L, parent, base, reg, max_sweeps, tol, x, lam, work, converged_as_is=False) -> int:
+def bounded_solve_nb(rows, L, parent, base, reg, max_sweeps, tol, x, lam, work, converged_as_is=False,
+                     gram_ready=False) -> int:
     """Solve the bounded, regularised problem of the module docstring.
 
     rows: BoundedRows; L (nv, nv), parent (nv,): the tree factor A = Lᵀ L of the joint-space
@@ -815,6 +816,9 @@ def bounded_solve_nb(rows, L, parent, base, reg, max_sweeps, tol, x, lam, work, 
     converged_as_is: return a converged iterate as it is unless it does worse than no force
     (accelerations); False: always the best multiple of the iterate (impulses: the most the
     iterate's direction takes out of the kinetic energy).
+    gram_ready: work.ZT and work.B already hold L^-T Hᵀ and B = H A^-1 Hᵀ of rows.H at this L
+    (a caller that formed them for the same rows: the checked solve's Schur complement, or an
+    earlier bounded solve of the same rows); else they are formed here.
     Writes x (nv,). Returns the sweeps done.
     """
     H = rows.H
@@ -825,7 +829,8 @@ def bounded_solve_nb(rows, L, parent, base, reg, max_sweeps, tol, x, lam, work, 
         return 0
     ZT = work.ZT[: nv * k].reshape((nv, k))  # L^-T Hᵀ
     B = work.B[: k * k].reshape((k, k))
-    rows_gram_nb(L, parent, H, ZT, B)
+    if not gram_ready:
+        rows_gram_nb(L, parent, H, ZT, B)
     r = work.r[:k]
     rhs = rows.rhs
     mean_diag = 0.0

@@ -515,7 +515,10 @@ class SolveScratch(NamedTuple):
     (P, 2); slip (R, 2): sliding directions of the bounded solve's blocks; G_other (6, nv), drift_other, vel_other (6,): the second body's share of a
     contact between two bodies; hat (R,) int64: 1 for a row of Ĥ that is not H's (Ĥ_Cfz of
     a slipping or spinning contact: only these rows of H_hat are written), zh (nv,): scratch
-    of its L^-T ĥᵀ; bounded: the bounded solve's scratch (BoundedWork)."""
+    of its L^-T ĥᵀ; bounded: the bounded solve's scratch (BoundedWork), whose ZT and B are ZT
+    and B here: gram (1,) int64 is k while they hold L^-T Hᵀ and the Gram H A^-1 Hᵀ of H's
+    first k rows at the step's L (a checked solve with Ĥ = H, or a bounded solve), 0 when not;
+    a bounded solve of the same rows then forms neither again."""
 
     H: np.ndarray
     H_hat: np.ndarray
@@ -543,6 +546,7 @@ class SolveScratch(NamedTuple):
     hat: np.ndarray
     zh: np.ndarray
     bounded: BoundedWork
+    gram: np.ndarray
 
 
 def allocate_detection(N: int) -> Detection:
@@ -594,12 +598,13 @@ def allocate_output(nq: int, nv: int, nj: int, P: int, C: int) -> StepOutput:
 
 def allocate_solve(rows: int, nv: int, P: int) -> SolveScratch:
     R = rows
+    bounded = bounded_work(R, nv, P)
     return SolveScratch(
-        np.zeros((R, nv)), np.zeros((R, nv)), np.zeros(R), np.zeros(R), np.zeros(nv * R), np.zeros(R * R),
+        np.zeros((R, nv)), np.zeros((R, nv)), np.zeros(R), np.zeros(R), np.zeros(nv * R), bounded.B,
         np.zeros(R * R), np.zeros(nv), np.zeros((nv, nv)), np.zeros((6, nv)), np.zeros(R + 1, np.int64),
         np.zeros(R, np.int64), np.zeros(R), np.zeros(R), np.zeros(R), np.zeros((P, 2)), np.zeros(R + 1, np.int64),
-        np.zeros((R, 2)), np.zeros((6, nv)), np.zeros(6), np.zeros(6), np.zeros(nv * R), np.zeros(R),
-        np.zeros(R, np.int64), np.zeros(nv), bounded_work(R, nv, P),
+        np.zeros((R, 2)), np.zeros((6, nv)), np.zeros(6), np.zeros(6), bounded.ZT, np.zeros(R),
+        np.zeros(R, np.int64), np.zeros(nv), bounded, np.zeros(1, np.int64),
     )  # fmt: skip
 
 

@@ -735,6 +735,7 @@ def _solve_rows(d, nrow, symmetric, base, x, lam) -> int:
     success, 1 when B is singular (rank deficient rows), 2 when not finite."""
     s = d.solve
     nv = base.shape[0]
+    s.gram[0] = 0
     if nrow == 0:
         for i in range(nv):
             x[i] = base[i]
@@ -746,8 +747,10 @@ def _solve_rows(d, nrow, symmetric, base, x, lam) -> int:
     B = s.B[: k * k].reshape((k, k))
     LB = s.LB[: k * k].reshape((k, k))
     r = s.r[:k]
-    if symmetric:
-        return schur_solve_into(s.L, d.tree.dof_parent, s.H[:k], s.rhs[:k], base, x, lam[:k], ZT, B, LB, r)
+    if symmetric:  # its Gram, formed first, is kept for a bounded solve of the same rows (SolveScratch.gram)
+        status = schur_solve_into(s.L, d.tree.dof_parent, s.H[:k], s.rhs[:k], base, x, lam[:k], ZT, B, LB, r)
+        s.gram[0] = k
+        return status
     # Ĥ != H (slipping or spinning): B = H A^-1 Ĥᵀ = (L^-T Hᵀ)ᵀ (L^-T Ĥᵀ) is not symmetric.
     # L^-T Ĥᵀ is L^-T Hᵀ but for the few rows of Ĥ that are not H's (s.hat)
     ZhT = s.ZhT[: nv * k].reshape((nv, k))
@@ -1009,6 +1012,7 @@ def _bounded_rows(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
     row = 0
     nb = 0
     nh = 0
+    same = True  # the rows are those whose Gram the scratch holds (SolveScratch.gram), so far
     s.block_start[0] = 0
     s.hull_start[0] = 0
     for i in range(nc):
@@ -1028,7 +1032,7 @@ def _bounded_rows(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
         for r in range(n):
             c = _component(code, r)
             for col in range(nv):
-                s.H[row + r, col] = tab.G[i, c, col]
+                same &= _write(s.H, row + r, col, tab.G[i, c, col])
             s.rhs[row + r] = tab.target[i, c]
         row += n
         kind = tab.kind[i]
@@ -1069,7 +1073,7 @@ def _bounded_rows(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
             if hard.violation[j] < -d.params.tolerance:  # short of its limit: not carried past it (_watch_hard)
                 hard.target[j] = max(hard.target[j], _hard_guard_target(d, j, hv))
         for col in range(nv):
-            s.H[row, col] = hard.jacobian[j, col]
+            same &= _write(s.H, row, col, hard.jacobian[j, col])
         s.rhs[row] = hard.target[j]
         row += 1
         s.block_kind[nb] = BLOCK_ONE_SIDED
@@ -1084,8 +1088,7 @@ def _bounded_rows(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
     fr = d.friction
     for j in range(n_fric):
         for col in range(nv):
-            s.H[row, col] = 0.0
-        s.H[row, fr.index[j]] = 1.0
+            same &= _write(s.H, row, col, 1.0 if col == fr.index[j] else 0.0)
         s.rhs[row] = -d.out.v_plus[fr.index[j]] / d.params.dt
         row += 1
         s.block_kind[nb] = BLOCK_BOX
@@ -1103,7 +1106,9 @@ def _bounded_rows(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
     par = d.params
     accelerations = phase == ACCELERATION_PHASE  # a converged iterate as it is (bounded_solve_nb)
     sweeps = bounded_solve_nb(rows, s.L, d.tree.dof_parent, base, par.bounded_regularisation, par.bounded_sweeps,
-                              par.bounded_tolerance, x, s.lam[:row], s.bounded, accelerations)  # fmt: skip
+                              par.bounded_tolerance, x, s.lam[:row], s.bounded, accelerations,
+                              same and row == s.gram[0])  # fmt: skip
+    s.gram[0] = row
     # a contact that comes out released while it goes on approaching has no answer with its
     # friction: held against its slip (Painlevé: that friction, on a light limb at
     # the end of a long lever, drives it into the ground), or in the disc where the sweeps
@@ -1134,7 +1139,7 @@ def _bounded_rows(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
             break
         sweeps = max(sweeps, bounded_solve_nb(rows, s.L, d.tree.dof_parent, base, par.bounded_regularisation,
                                               par.bounded_sweeps, par.bounded_tolerance, x, s.lam[:row], s.bounded,
-                                              accelerations))  # fmt: skip
+                                              accelerations, True))  # fmt: skip
     counts = d.out.counts[0]
     counts.sweeps = max(counts.sweeps, sweeps)
     b = -1
@@ -1169,6 +1174,15 @@ def _bounded_rows(d, tab, nc, n_hard, n_fric, phase, base, x) -> None:
     for j in range(n_fric):
         fr.torque[j] = s.lam[ncrow + n_hard + j]
         fr.stick[j] = 1
+
+
+@njit(cache=True, inline="always")
+def _write(H, a, col, value) -> bool:
+    """H[a, col] = value; whether it held that value already."""
+    if H[a, col] == value:
+        return True
+    H[a, col] = value
+    return False
 
 
 @njit(cache=True)
@@ -1515,6 +1529,7 @@ def step_nb(d, q, v, tau, n_hard, factored, free) -> int:
     counts.bounded = 0
     counts.sweeps = 0
     counts.validated = 1
+    d.solve.gram[0] = 0  # no rows' Gram at this step's L yet
     if not factored and not factor_nb(dyn.M, d.tree.dof_parent, d.solve.L):
         return SINGULAR
     # 2. detection (seed 000 4.9 (1)) in a band that grows with the bodies' speeds

@@ -232,6 +232,29 @@ def test_sweeps_that_cycle_are_damped_until_they_converge(seed):
         assert after[row] > -1e-3 * abs(before[row]), (row, after[row])
 
 
+def test_a_gram_formed_for_the_same_rows_is_used_as_it_is():
+    """gram_ready: the work's L^-T Hᵀ and B = H A^-1 Hᵀ, formed by a caller for the same rows
+    (the checked solve's Schur complement), are used as they are; without it they are formed
+    again. The same rows solved with the Gram handed over give the same forces to the bit."""
+    rows, factor, base = _spinning_line_rows(3195)
+    k, nv = rows.H.shape
+
+    def solve(work, ready):
+        x, lam = np.empty(nv), np.zeros(k)
+        sweeps = bounded_solve_nb(rows, *factor, base, 1e-6, BOUNDED_SWEEPS, 1e-8, x, lam, work, False, ready)
+        return sweeps, x, lam
+
+    work = bounded_work(k, nv, 2)
+    formed = solve(work, False)
+    handed = solve(work, True)  # the Gram the first solve formed, for the same rows
+    assert handed[0] == formed[0]
+    assert np.array_equal(handed[1], formed[1]) and np.array_equal(handed[2], formed[2])
+    work.B[: k * k] *= 2.0  # another Gram: used when handed over, formed again when not
+    assert not np.array_equal(solve(work, True)[2], formed[2])
+    again = solve(work, False)
+    assert np.array_equal(again[1], formed[1]) and np.array_equal(again[2], formed[2])
+
+
 def _valid(report, mu_s, tol=1e-6):
     """The checks of seed 000 4.4-4.5 on a reported wrench (virtual-link frame)."""
     f = report.wrench_local
