@@ -25,6 +25,12 @@ TWIST_LIMIT_SLOPE_CAP = 10.0
 # evaluations of the group (8 of the 13 µs of a group whose twist row holds the bundled
 # humanoid lying against its hip's twist limit, at 1e-8 rad/s)
 DRIFT_SPEED = 1e-6
+# swing θ [rad] beyond which a group makes no rows (group_rows_nb, group_clear_nb): the
+# swing-twist chart is singular at θ = π (the swing's direction, and the twist, undefined
+# there), its rates grow as 1 / (π - θ)² towards it (rows 1e3 times a group's usual ones at
+# this limit), and at θ = π exactly they are divisions by zero. Every bundled swing boundary
+# lies well inside it (the shoulders' reach 167°); beyond it the joints' own stops still act
+SWING_CHART_LIMIT = np.pi - 0.05
 
 
 @njit(cache=True)
@@ -108,15 +114,18 @@ def swing_twist_angles_nb(R_rel, a, e1, e2):  # pragma: no cover - compiled
     d = matvec3_nb(R_rel, a)
     c = min(1.0, max(-1.0, d[0] * a[0] + d[1] * a[1] + d[2] * a[2]))
     theta = np.arccos(c)
-    k, _ = k_and_dk_nb(theta, np.sqrt(max(0.0, 1.0 - c * c)))
-    s0 = k * (d[0] * e1[0] + d[1] * e1[1] + d[2] * e1[2])
-    s1 = k * (d[0] * e2[0] + d[1] * e2[1] + d[2] * e2[2])
-    phi = np.arctan2(s1, s0) if theta > 0.0 else 0.0
     q = quat_from_matrix_nb(R_rel)
     psi = 2.0 * np.arctan2(q[1] * a[0] + q[2] * a[1] + q[3] * a[2], q[0])
     psi = (psi + np.pi) % (2.0 * np.pi) - np.pi  # wrap to (-π, π]
     if psi == -np.pi:
         psi = np.pi
+    sin_t = np.sqrt(max(0.0, 1.0 - c * c))
+    if sin_t == 0.0 and theta > 1.0:  # θ = π to rounding: the swing's direction is undefined, φ = 0
+        return 0.0, theta, psi, theta, 0.0
+    k, _ = k_and_dk_nb(theta, sin_t)
+    s0 = k * (d[0] * e1[0] + d[1] * e1[1] + d[2] * e1[2])
+    s1 = k * (d[0] * e2[0] + d[1] * e2[1] + d[2] * e2[2])
+    phi = np.arctan2(s1, s0) if theta > 0.0 else 0.0
     return phi, theta, psi, s0, s1
 
 
@@ -130,11 +139,16 @@ def swing_twist_rates_nb(R_rel, a, e1, e2):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def swing_twist_rates_into(R_rel, a, e1, e2, G_swing, g_twist):  # pragma: no cover - compiled
-    """G_swing (2, 3) = ∂s/∂ω_rel and g_twist (3,) = ∂ψ/∂ω_rel at R_rel (swing_twist_rates)."""
+    """G_swing (2, 3) = ∂s/∂ω_rel and g_twist (3,) = ∂ψ/∂ω_rel at R_rel (swing_twist_rates);
+    both 0 at θ = π to rounding, where they are undefined (SWING_CHART_LIMIT)."""
     d = matvec3_nb(R_rel, a)
     c = min(1.0, max(-1.0, d[0] * a[0] + d[1] * a[1] + d[2] * a[2]))
     sin_t = np.sqrt(max(0.0, 1.0 - c * c))
     theta = np.arccos(c)
+    if sin_t == 0.0 and theta > 1.0:
+        G_swing[:, :] = 0.0
+        g_twist[:] = 0.0
+        return
     k, dk_over_sin = k_and_dk_nb(theta, sin_t)
     # s = k(θ) E d with E = [e1; e2], θ = acos(d·a): ∂s/∂d = k E - u (dk/dθ / sin θ) aᵀ, u = E d
     # dd/dt = ω × d = -[d]× ω, so G_swing = -∂s/∂d [d]×; row i of ∂s/∂d is r_i:
@@ -153,7 +167,7 @@ def swing_twist_rates_into(R_rel, a, e1, e2, G_swing, g_twist):  # pragma: no co
     va = v0 * a[0] + v1 * a[1] + v2 * a[2]
     c0, c1, c2 = v1 * a[2] - v2 * a[1], v2 * a[0] - v0 * a[2], v0 * a[1] - v1 * a[0]  # v × a
     # q̇ = ½ (0, ω) ⊗ q: ẇ = -½ ω·v, v̇ = ½ (w ω + ω × v); ψ = 2 atan2(v·a, w)
-    den = w * w + va * va
+    den = w * w + va * va  # > 0 but at θ = π (w = 0 and v ⊥ a there)
     g_twist[0] = (w * (w * a[0] + c0) + va * v0) / den
     g_twist[1] = (w * (w * a[1] + c1) + va * v1) / den
     g_twist[2] = (w * (w * a[2] + c2) + va * v2) / den
@@ -471,9 +485,12 @@ def group_rows_nb(tab, g, q, qd, band, lookahead, gap, row, active, sc, swing, t
     a, e1, e2 = tab.twist_axis[g], tab.azimuth_axis_1[g], tab.azimuth_axis_2[g]
     R_rel, J, G_swing, g_twist, grad = sc.R_rel, sc.J, sc.G_swing, sc.g_twist, sc.grad
     group_rotation_into(tab.R_zero[g], tab.axes[g], tab.R_reference[g], q, R_rel, J, sc.work)
-    _, _, psi, sx, sy = swing_twist_angles_nb(R_rel, a, e1, e2)
-    swing_twist_rates_into(R_rel, a, e1, e2, G_swing, g_twist)
+    _, theta, psi, sx, sy = swing_twist_angles_nb(R_rel, a, e1, e2)
     active[0] = active[1] = active[2] = False
+    if theta > SWING_CHART_LIMIT:  # no rows near the chart's singular point
+        gap[0] = gap[1] = gap[2] = np.inf
+        return
+    swing_twist_rates_into(R_rel, a, e1, e2, G_swing, g_twist)
     if swing:
         # swing (Eq. 3.34): along the swing-plane direction to the nearest boundary posture
         inside = contains_nb(coeffs, samples, boxes, sx, sy)
@@ -539,7 +556,7 @@ def group_rows_with_drift_nb(tab, g, q, qd, band, lookahead, sc):  # pragma: no 
         group_rows_nb(tab, g, q_shift, qd, np.inf, 0.0, gap_pm[side], row_pm[side], act_pm[side], sc, active[0],
                       active[1] or active[2])
     for k in range(3):
-        if active[k]:
+        if active[k] and act_pm[0, k] and act_pm[1, k]:  # (a side past SWING_CHART_LIMIT: none)
             dr0 = row_pm[0, k, 0] - row_pm[1, k, 0]
             dr1 = row_pm[0, k, 1] - row_pm[1, k, 1]
             dr2 = row_pm[0, k, 2] - row_pm[1, k, 2]
@@ -597,7 +614,9 @@ def group_clear_nb(tab, g, qg, qdg, band, lookahead, sc):  # pragma: no cover - 
     R_rel, J, G_swing, g_twist = sc.R_rel, sc.J, sc.G_swing, sc.g_twist
     group_rotation_into(tab.R_zero[g], tab.axes[g], tab.R_reference[g], qg, R_rel, J, sc.work)
     a, e1, e2 = tab.twist_axis[g], tab.azimuth_axis_1[g], tab.azimuth_axis_2[g]
-    _, _, psi, sx, sy = swing_twist_angles_nb(R_rel, a, e1, e2)
+    _, theta, psi, sx, sy = swing_twist_angles_nb(R_rel, a, e1, e2)
+    if theta > SWING_CHART_LIMIT:  # group_rows_nb makes no rows there
+        return True
     swing_band = band
     twist_band = band
     if lookahead != 0.0:

@@ -70,7 +70,8 @@ def swing_twist_angles(R_rel: np.ndarray, a: np.ndarray, e1: np.ndarray, e2: np.
     The seed computes θ from the child z axis (3.21), φ from its projection
     (3.22-3.23) and ψ from the quaternion after removing the swing (3.24-3.27);
     here the same quantities follow from the swing-twist split of the
-    quaternion: twist = normalise(w, (v·a) a).
+    quaternion: twist = normalise(w, (v·a) a). At θ = π the swing's direction is undefined:
+    φ = 0 there.
     """
     phi, theta, psi, s0, s1 = swing_twist_angles_nb(np.ascontiguousarray(R_rel, dtype=np.float64), a, e1, e2)
     return SwingTwist(phi, theta, psi, np.array([s0, s1]))
@@ -89,6 +90,7 @@ def swing_twist_rates(R_rel: np.ndarray, a: np.ndarray, e1: np.ndarray, e2: np.n
     Returns (G_swing (2, 3), g_twist (3,)) with ds/dt = G_swing ω_rel and
     dψ/dt = g_twist · ω_rel, ω_rel in the parent frame [rad/s]. These are
     the exact derivatives behind the constraint axes of Eq. 3.34-3.35.
-    Singular only at θ = π.
+    Singular only at θ = π (both returned as zeros there; the range-of-motion rows stop short
+    of it: limits.kernels.SWING_CHART_LIMIT).
     """
     return swing_twist_rates_nb(np.ascontiguousarray(R_rel, dtype=np.float64), a, e1, e2)

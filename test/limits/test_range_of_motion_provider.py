@@ -5,11 +5,12 @@ import pytest
 
 from humanoid_sim.contact.constraint_rows import ConstraintProvider
 from humanoid_sim.limits.ball_joint_rows import BallJointKinematics
-from humanoid_sim.limits.kernels import DRIFT_SPEED
+from humanoid_sim.limits.kernels import DRIFT_SPEED, SWING_CHART_LIMIT
 from humanoid_sim.limits.range_config import load_range_of_motion
 from humanoid_sim.limits.range_of_motion_provider import RangeOfMotionProvider
 from humanoid_sim.limits.swing_twist import axis_angle_matrix
 from humanoid_sim.model import load_urdf
+from humanoid_sim.simulator.simulator import Simulator, SimulatorConfig
 
 
 @pytest.fixture
@@ -132,3 +133,29 @@ def test_swing_row_sign_and_activation(shoulder):
     rows = provider.rows(np.array([0.0, 0.0, np.radians(-61)]), np.zeros(3))
     assert rows.names == ("shoulder twist upper",) and rows.violation[0] == pytest.approx(np.radians(1))
     assert cfg_group.name == "shoulder"
+
+
+def test_a_group_near_its_charts_singular_point_makes_no_rows_and_raises_nothing(shoulder):
+    """Swung to θ = π (the arm straight up: pitch π, roll and yaw 0), the swing-twist chart is
+    singular: the swing's direction and the twist are undefined there, and its rates were
+    divisions by zero (a simulator with the provider raised ZeroDivisionError at such a
+    state). Beyond SWING_CHART_LIMIT the group makes no rows; the posture reads θ = π, φ = 0;
+    a simulator steps on from it."""
+    model, kin = shoulder
+    provider = RangeOfMotionProvider(model, load_range_of_motion("ball_joints: []\n"))
+    provider.groups = [kin]
+    for q in ([np.pi, 0.0, 0.0], [-np.pi, 0.0, 0.0], [0.0, np.pi, 0.0], [np.pi - 0.01, 0.0, 0.0]):
+        for qd in (np.zeros(3), np.array([1.0, -0.5, 0.3])):
+            assert provider.rows(np.array(q), qd).count == 0, q
+    angles = kin.state(np.array([np.pi, 0.0, 0.0])).angles
+    assert angles.theta == pytest.approx(np.pi) and angles.phi == 0.0
+    np.testing.assert_array_equal(angles.swing_point, [angles.theta, 0.0])
+    # inside the limit the swing row is there, finite, and the chart's rates large but bounded
+    rows = provider.rows(np.array([SWING_CHART_LIMIT - 0.01, 0.0, 0.0]), np.array([1.0, 0.0, 0.0]))
+    assert "shoulder swing" in rows.names
+    assert np.all(np.isfinite(rows.jacobian)) and np.abs(rows.jacobian).max() < 1e4
+    sim = Simulator(model, SimulatorConfig(dt=1e-3), providers=[provider])
+    sim.set_state(np.array([np.pi, 0.0, 0.0]), np.array([0.5, 0.0, 0.0]))
+    for _ in range(20):
+        r = sim.step()
+    assert np.all(np.isfinite(r.q)) and np.all(np.isfinite(r.v))
