@@ -22,6 +22,7 @@ from humanoid_sim.contact.bounded_solve import (
     BOUNDED_TOLERANCE,
     BoundedRows,
     _solve_faces,
+    _subspace_step,
     bounded_solve_nb,
     bounded_work,
 )
@@ -230,6 +231,29 @@ def test_sweeps_that_cycle_are_damped_until_they_converge(seed):
     assert lam[0] > 0.0 and abs(lam[1]) <= 0.012 * lam[0] + 1e-12  # pressed, p_v on the line
     for row in (0, 5, 6):  # the normal row and the one-sided rows stop approaching
         assert after[row] > -1e-3 * abs(before[row]), (row, after[row])
+
+
+def test_a_subspace_solve_that_failed_is_not_formed_again_on_the_same_faces():
+    """One point contact pressed with f_z = 1 and asked for 5 of friction (μ = 0.5): on the
+    face where its friction is free, the exact answer leaves the cone and the subspace solve
+    fails. On the same faces it is not formed again (its Q is left as it was); on other faces
+    (the friction on its bound) it is."""
+    rows = _rows(np.eye(3), [1.0, 5.0, 0.0], [BLOCK_POINT], [3], mu=0.5)
+    B, r, eps = np.eye(3), np.array([1.0, 5.0, 0.0]), 0.0
+    sw = bounded_work(3, 3, 2).subspace
+    sw.failed[0] = -1
+    lam = np.array([1.0, 0.1, 0.0])  # friction inside its disc: free
+    w = B @ lam
+    assert not _subspace_step(rows, B, eps, r, lam, w, sw, 1e-9)
+    np.testing.assert_array_equal(lam, [1.0, 0.1, 0.0])
+    sw.Q[:] = np.nan
+    assert not _subspace_step(rows, B, eps, r, lam, w, sw, 1e-9)  # the same faces: not formed
+    assert np.isnan(sw.Q).all()
+    lam = np.array([1.0, 0.5, 0.0])  # friction on its bound, along x: tied to f_z
+    w = B @ lam
+    assert _subspace_step(rows, B, eps, r, lam, w, sw, 1e-9)  # other faces: solved, and taken
+    assert not np.isnan(sw.Q[0, 0]) and sw.failed[0] == -1
+    assert lam[0] > 0.0 and np.hypot(lam[1], lam[2]) == pytest.approx(0.5 * lam[0])
 
 
 def test_a_gram_formed_for_the_same_rows_is_used_as_it_is():
