@@ -112,7 +112,7 @@ POINT, LINE, SURFACE = 1, 2, 3
 IMPULSE_PHASE, ACCELERATION_PHASE = 0, 1
 # Impulse passes per step (step 3: a pass's impulse can turn points down). The first
 # CALM_PASSES stop whatever approaches faster than it may; later ones, up to IMPULSE_PASSES, only
-# a contact or hard row the step would carry through the band (_plunging, _hard_plunging): a
+# a contact or hard row the step would carry through the band (_plunging, _hard_targets): a
 # slower approach is left to the acceleration phase, which stops it within the band. A foot
 # spinning onto the ground rocks from edge to edge over the passes (front, side, back, ...):
 # g1's took four, and stopped after three it ended the step 1.8 mm deep. Lying robots' passes
@@ -1380,13 +1380,18 @@ def _below_target(tab, i, x, tolerance) -> bool:
 
 
 @njit(cache=True)
-def _hard_targets(d, n_hard, v, phase) -> bool:
+def _hard_targets(d, n_hard, v, phase, calm=False) -> bool:
     """Hard rows' desired values and which take part. Impulse phase: a row takes part unless it
     separates faster than the correction of Eq. 20b drives it; it bounces (Eq. 15), stops, or
     (short of its limit, speculative) arrives at it. Acceleration phase: the rows at or past
     their limit take part, with the critically damped correction, or, moving out faster than
     that correction (capped) would drive them, so as to end the step no deeper than they start.
-    Returns whether a row approaches faster than the impact threshold."""
+    Returns whether a row approaches faster than the impact threshold (_too_fast); calm (an
+    impulse pass after the CALM_PASSES-th), only one so fast that the step would take it past
+    its limit by more than the tolerance at its velocity ġ: -violation + ġ dt < -tolerance, as
+    _plunging for a contact. (A late pass's impulse on a contact can turn a joint into its stop,
+    g1 flailing: an ankle, at 11.6 rad/s; left to the acceleration phase, whose target ends the
+    step at the limit, the joint left it as fast, and the step gained 4.7 J.)"""
     hard = d.hard
     par = d.params
     nv = v.shape[0]
@@ -1396,7 +1401,8 @@ def _hard_targets(d, n_hard, v, phase) -> bool:
         for col in range(nv):
             hv += hard.jacobian[j, col] * v[col]
         viol = hard.violation[j]
-        approaching |= _too_fast(par, hv, -viol)  # its gap to the limit: -viol
+        if _too_fast(par, hv, -viol):  # its gap to the limit: -viol
+            approaching |= not calm or -viol + hv * par.dt < -par.tolerance
         active = hv < par.separating + par.correction_rate * max(0.0, viol)
         if phase == IMPULSE_PHASE:
             t = -hard.restitution[j] * hv if hv < -par.bounce else 0.0
@@ -1687,9 +1693,7 @@ def _virtual_link_nb(d, tab, nc, k, v, tau, n_hard, with_contacts, free) -> tupl
             calm = p >= CALM_PASSES - 1  # the next pass only for what would go through the band
             approaching = False
             if not last:  # the hard rows' targets at v+ for the next pass, a calm one's too
-                approaching = _hard_targets(d, n_hard, v_plus, IMPULSE_PHASE)
-                if calm:
-                    approaching = _hard_plunging(d, n_hard, v_plus)
+                approaching = _hard_targets(d, n_hard, v_plus, IMPULSE_PHASE, calm)
             if not with_contacts:
                 if approaching:
                     continue
@@ -1784,25 +1788,6 @@ def _plunging(d, tab, i) -> bool:
     than the contact tolerance at its normal velocity: g + v_z dt < -tolerance."""
     par = d.params
     return _approaching(d, tab, i) and tab.min_gap[i] + tab.vel[i, VZ] * par.dt < -par.tolerance
-
-
-@njit(cache=True)
-def _hard_plunging(d, n_hard, v) -> bool:
-    """Whether a hard row approaches so fast (_too_fast) that the step would take it past its
-    limit by more than the tolerance at its velocity ġ: -violation + ġ dt < -tolerance, as
-    _plunging for a contact. A late pass's impulse on a contact can turn a joint into its stop
-    (g1 flailing: an ankle, at 11.6 rad/s); left to the acceleration phase, whose target ends
-    the step at the limit, the joint left it as fast, and the step gained 4.7 J."""
-    hard = d.hard
-    par = d.params
-    for j in range(n_hard):
-        hv = 0.0
-        for col in range(v.shape[0]):
-            hv += hard.jacobian[j, col] * v[col]
-        gap = -hard.violation[j]
-        if _too_fast(par, hv, gap) and gap + hv * par.dt < -par.tolerance:
-            return True
-    return False
 
 
 @njit(cache=True)
