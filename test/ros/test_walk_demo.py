@@ -76,3 +76,38 @@ def test_demo_stops_its_nodes_and_reports_on_sigint(tmp_path):
     assert report.is_file() and report.with_suffix(".json").is_file()
     for pid in nodes:
         assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1][:3]
+
+
+class _QueuedSamples:
+    """An executor whose every spin records the next queued sample (sim time [s])."""
+
+    def __init__(self, recorder, times) -> None:
+        self.recorder, self.times, self.spins = recorder, list(times), 0
+
+    def spin_once(self, timeout_sec: float) -> None:
+        self.spins += 1
+        if self.times:
+            self.recorder.rows["t"].append(self.times.pop(0))
+
+
+def test_the_samples_queued_behind_the_states_are_recorded_before_the_run_ends():
+    """The states reached the run's end with samples still queued (a loaded machine): the demo
+    records them up to the end, one sample period short at most, and stops there; it gives up
+    at the deadline or on an interrupt."""
+    from humanoid_sim.model import load_urdf
+    from humanoid_sim.ros.demo import FOOT_LINKS, SAMPLE_RATE_HZ, WalkRecorder, drain_samples
+
+    recorder = WalkRecorder(load_urdf(REPO / "urdf" / "humanoid.urdf"), FOOT_LINKS)
+    assert recorder.last_sample_time() == -float("inf")
+    period = 1.0 / SAMPLE_RATE_HZ
+    recorder.rows["t"].extend([0.0, 0.01, 0.41])
+    queued = _QueuedSamples(recorder, [0.42 + period * i for i in range(20)])
+    drain_samples(queued, recorder, 0.5, time.monotonic() + 60.0, [])
+    assert 0.5 - period <= recorder.last_sample_time() < 0.5  # 0.49: the samples of the run, no more
+    assert queued.spins == 8 and len(queued.times) == 12
+    stalled = _QueuedSamples(recorder, [])
+    drain_samples(stalled, recorder, 1.0, time.monotonic() + 0.2, [])  # nothing comes: the deadline ends it
+    assert stalled.spins >= 1 and recorder.last_sample_time() < 0.5
+    interrupted = _QueuedSamples(recorder, [0.6])
+    drain_samples(interrupted, recorder, 1.0, time.monotonic() + 60.0, ["SIGINT"])
+    assert interrupted.spins == 0
