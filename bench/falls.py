@@ -48,7 +48,7 @@ misses its target (0 failures, 0 non-finite, penetration <= 1 mm, 0 steps with a
 above 0.1 J, at rest (< 1e-3 J) over the last second of the collapse, Σ f_z = m g ± 0.5 % and
 0 failed solves on every step of that second).
 
-Usage: python bench/falls.py [--robots humanoid,talos,g1,icub] [--seeds 20] [--duration 10]
+Usage: python bench/falls.py [--robots humanoid,talos,g1,icub] [--seeds 20] [--first-seed 0] [--duration 10]
        [--modes zero,random] [--no-joint-stops] [--contact-method virtual_link] [--max-wall S] [--check]
 """
 
@@ -380,7 +380,8 @@ def print_table(rows: list[Row]) -> None:
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--robots", default=",".join(ROBOTS), help=f"comma list of {', '.join(ROBOTS)}")
-    p.add_argument("--seeds", type=int, default=20, help="random-torque runs per robot (seeds 0..N-1)")
+    p.add_argument("--seeds", type=int, default=20, help="random-torque runs per robot (seeds F..F+N-1)")
+    p.add_argument("--first-seed", type=int, default=0, help="F: the first seed (the figures are those of 0..19)")
     p.add_argument("--duration", type=float, default=10.0, help="simulated seconds per run")
     p.add_argument("--dt", type=float, default=1e-3, help="step [s]")
     p.add_argument("--modes", default="zero,random", help="comma list of zero, random")
@@ -397,16 +398,18 @@ def parse_args(argv=None) -> argparse.Namespace:
     bad = [r for r in args.robots if r not in ROBOTS] + [m for m in args.modes if m not in ("zero", "random")]
     if bad:
         p.error(f"unknown {bad}; robots: {', '.join(ROBOTS)}; modes: zero, random")
-    if args.duration <= 0 or args.dt <= 0 or args.seeds < 0:
-        p.error("--duration and --dt must be > 0, --seeds >= 0")
+    if args.duration <= 0 or args.dt <= 0 or args.seeds < 0 or args.first_seed < 0:
+        p.error("--duration and --dt must be > 0, --seeds and --first-seed >= 0")
     return args
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    seeds = f"{args.seeds if 'random' in args.modes else 0} seeds"
+    seeds += f" from {args.first_seed}" if args.first_seed else ""
     print(
         f"falls: {', '.join(args.robots)}; {args.duration:g} s per run at dt = {args.dt * 1e3:g} ms; modes {args.modes}; "
-        f"{args.seeds if 'random' in args.modes else 0} seeds; joint stops {'on' if args.joint_stops else 'off'}; {machine_load()}",
+        f"{seeds}; joint stops {'on' if args.joint_stops else 'off'}; {machine_load()}",
         flush=True,
     )
     rows: list[Row] = []
@@ -429,7 +432,7 @@ def main(argv=None) -> int:
             rows.append(Row(name, "zero", [r]))
         if "random" in args.modes and args.seeds:
             runs = []
-            for seed in range(args.seeds):
+            for seed in range(args.first_seed, args.first_seed + args.seeds):
                 r = run_one(spec, model, poses, "random", seed, args)
                 print_run(r)
                 runs.append(r)
