@@ -158,6 +158,7 @@ class SubspaceWork(NamedTuple):
     lo: np.ndarray  # (k,) int64: each column's first row
     hi: np.ndarray  # (k,) int64: one past each column's last row
     failed: np.ndarray  # (k + 1,) int64: the faces of the last solve that failed (m, then each column's rows)
+    failed_sum: np.ndarray  # (k,): and Σ_a (a + 1) W[a, c] of each column (which edge or vertex; not the ties)
 
 
 class BoundedWork(NamedTuple):
@@ -191,7 +192,8 @@ def bounded_work(rows: int, nv: int, hull: int) -> BoundedWork:
     """A BoundedWork for up to ``rows`` rows over nv dofs and hulls of up to ``hull`` vertices."""
     K, h = max(rows, 1), max(hull, 2)
     subspace = SubspaceWork(np.zeros((K, K)), np.zeros((K, K)), np.zeros((K, K)), np.zeros(K), np.zeros(K),
-                            np.zeros(K, np.int64), np.zeros(K, np.int64), np.zeros(K + 1, np.int64))  # fmt: skip
+                            np.zeros(K, np.int64), np.zeros(K, np.int64), np.zeros(K + 1, np.int64),
+                            np.zeros(K))  # fmt: skip
     return BoundedWork(np.zeros(nv * K), np.zeros(K * K), np.zeros(K), np.zeros(K), np.zeros(K), np.zeros(K),
                        np.zeros(6), np.zeros(6), np.zeros((3, h)), np.zeros((3, 3)), np.zeros(9), subspace, np.zeros(K),
                        np.zeros(K))  # fmt: skip
@@ -701,16 +703,22 @@ def _subspace_step(rows, B, eps, r, lam, w, sw, tol) -> bool:
         m += n
     if m == 0:
         return False
-    failed = sw.failed  # the faces of the last solve that failed, -1 after one succeeded (module docstring)
-    if failed[0] == m:
-        repeat = True
-        for c in range(m):
-            repeat &= failed[c + 1] == lo[c] * (k + 1) + hi[c]
-        if repeat:
-            return False
-    failed[0] = m
+    # the faces of the last solve that failed, -1 after one succeeded (module docstring): each
+    # column's rows and its entries without the ties (two edges of one area span the same rows;
+    # a tie's direction turns with its friction, and is not a face of its own)
+    failed, failed_sum = sw.failed, sw.failed_sum
+    repeat = failed[0] == m
     for c in range(m):
-        failed[c + 1] = lo[c] * (k + 1) + hi[c]
+        t = 0.0
+        for a in range(lo[c], hi[c]):
+            t += (a + 1) * W[a, c]
+        key = lo[c] * (k + 1) + hi[c]
+        repeat = repeat and failed[c + 1] == key and failed_sum[c] == t
+        failed[c + 1] = key
+        failed_sum[c] = t
+    if repeat:
+        return False
+    failed[0] = m
     symmetric = True  # W = V (no friction tied to f_z): Q is symmetric positive definite
     for c in range(m):
         t = 0.0

@@ -256,6 +256,25 @@ def test_a_subspace_solve_that_failed_is_not_formed_again_on_the_same_faces():
     assert lam[0] > 0.0 and np.hypot(lam[1], lam[2]) == pytest.approx(0.5 * lam[0])
 
 
+def test_a_subspace_solve_on_another_edge_of_the_same_area_is_formed():
+    """A square area pressed with f_z = 1 and asked for 5 of friction: the subspace solve with
+    p_v on its edge x = 0.1 fails, and is not formed again there; with p_v on the edge y = 0.1
+    (the same rows, another pair of vertices) it is formed."""
+    square = np.array([[-0.1, -0.1], [0.1, -0.1], [0.1, 0.1], [-0.1, 0.1]])
+    rows = _rows(np.eye(6), [1.0, 0.0, 0.0, 5.0, 0.0, 0.0], [BLOCK_SURFACE], [6], mu=0.5, arm=0.05, hulls=[square])
+    B, r, eps = np.eye(6), np.asarray(rows.rhs), 0.0
+    sw = bounded_work(6, 6, 4).subspace
+    sw.failed[0] = -1
+    on_x = np.array([1.0, 0.0, -0.1, 0.1, 0.0, 0.0])  # (f_z, n_x, n_y, f_x, f_y, n_z): p_v = (0.1, 0)
+    assert not _subspace_step(rows, B, eps, r, on_x.copy(), B @ on_x, sw, 1e-9)
+    sw.Q[:] = np.nan
+    assert not _subspace_step(rows, B, eps, r, on_x.copy(), B @ on_x, sw, 1e-9)
+    assert np.isnan(sw.Q).all()  # the same edge: not formed
+    on_y = np.array([1.0, 0.1, 0.0, 0.1, 0.0, 0.0])  # p_v = (0, 0.1)
+    assert not _subspace_step(rows, B, eps, r, on_y.copy(), B @ on_y, sw, 1e-9)
+    assert not np.isnan(sw.Q[0, 0])  # another edge: formed (and failing again, its friction out of the cone)
+
+
 def test_a_gram_formed_for_the_same_rows_is_used_as_it_is():
     """gram_ready: the work's L^-T Hᵀ and B = H A^-1 Hᵀ, formed by a caller for the same rows
     (the checked solve's Schur complement), are used as they are; without it they are formed
