@@ -316,6 +316,27 @@ def fall_mujoco(seconds: float, model, q0, rk4: bool = False):
     return costs, float(d.qpos[2])
 
 
+def fall_time_shares(costs: np.ndarray, kinds: np.ndarray) -> str:
+    """Where a fall's time goes: per kind of step (the checked solve alone or the bounded one,
+    each with or without an impulse phase) its share of the steps, its mean cost and its share
+    of the fall's time; and the share of the time in bounded solves of the fewest sweeps (those
+    that the first subspace solve ends). costs (n,) [s] and kinds (n, 3), as FallRun's, n > 0."""
+    bounded, impulse, sweeps = kinds[:, 0] == 1, kinds[:, 1] == 1, kinds[:, 2]
+    total = costs.sum()
+    parts = []
+    for name, mask in (("checked", ~bounded & ~impulse), ("checked+impulse", ~bounded & impulse),
+                       ("bounded", bounded & ~impulse), ("bounded+impulse", bounded & impulse)):
+        if mask.any():
+            parts.append(f"{name} {mask.mean():.0%} of the steps at {costs[mask].mean() * 1e6:.1f} µs, "
+                         f"{costs[mask].sum() / total:.0%} of the time")
+    line = "  time by kind of step: " + "; ".join(parts)
+    if bounded.any():
+        fewest = bounded & (sweeps == sweeps[bounded].min())
+        line += (f"; bounded solves of {sweeps[bounded].min()} sweeps (the fewest): {fewest.mean():.0%} of the steps, "
+                 f"{costs[fewest].sum() / total:.0%} of the time")
+    return line
+
+
 def print_fall(seconds: float) -> None:
     """The passive fall on both simulators: mean step cost and ratio."""
     fall_s = min(seconds, FALL)
@@ -328,6 +349,7 @@ def print_fall(seconds: float) -> None:
             + (f"  FAILED: {failure}" if failure else "")
         )
         print(fall_composition(ours, kinds))
+        print(fall_time_shares(ours, kinds))
     else:
         print(f"  humanoid_sim: no step made  FAILED: {failure}")
     try:
