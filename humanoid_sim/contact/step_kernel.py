@@ -91,11 +91,11 @@ from humanoid_sim.contact.step_data import REPORT_WORDS, result_head
 from humanoid_sim.dynamics.integrator import (
     at_rest_nb,
     held_forces_nb,
+    held_step_nb,
     hold_wrench_nb,
     lock_stops_nb,
     release_held_wrenches_nb,
     rest_step_nb,
-    runge_kutta_nb,
 )
 from humanoid_sim.dynamics.kernels import point_motion_nb, rnea_nb, update_all_nb, velocities_nb
 from humanoid_sim.dynamics.mass_factor import back_project_nb, factor_nb, rows_nb, solve_lt_vec_nb, solve_vec_nb
@@ -1593,8 +1593,9 @@ def step_nb(d, q, v, tau, n_hard, factored, free) -> int:
         locks = lock_stops_nb(d.tree, d.stage, d.hard.jacobian, d.hard.force, n_hard, a, tau_c)
         _hold_contact_wrenches(d, tab, nc)
         release_held_wrenches_nb(d.tree, d.stage, out.held, dyn.R, dyn.p, dyn.S, tau_c)
-        runge_kutta_nb(d.tree, d.stage, out.held, q, v_plus, a, tau_c, dyn.damping, dt, out.q_next, out.v_next)
-        counts.stages = 3
+        # one Runge-Kutta step, or two halves where a coordinate moves fast (integrator.held_step_nb)
+        counts.stages = held_step_nb(d.tree, d.stage, out.held, q, v_plus, a, tau_c, dyn.damping, dt, out.q_next,
+                                     out.v_next)  # fmt: skip
         if locks:
             d.stage.locked[:] = 0
     for i in range(out.q_next.shape[0]):

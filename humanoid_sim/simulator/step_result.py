@@ -153,8 +153,9 @@ class StepResult:
     watched: points out of every contact (beyond their groups' guards) that the acceleration
     phase's solve would have driven into the surface, and that it took in as guards before
     solving again (contact/step_kernel.py: _watch_points);
-    stages: the Runge-Kutta stages evaluated beyond the first: 3, or 0 for a state at rest,
-    which takes the constant-acceleration step the stages would give (dynamics/integrator.py).
+    stages: the Runge-Kutta stages evaluated beyond the first: 3; 7 for a fast step, taken in two
+    halves; or 0 for a state at rest, which takes the constant-acceleration step the stages would
+    give (dynamics/integrator.py).
 
     Built from its fields (``StepResult(t, q, v, ...)``, the defaults as below) or by the
     simulator from the step's copies (``of_step``), whose arrays, ZMP and contacts are made
