@@ -6,7 +6,10 @@ explicitly and gains energy on every spinning or swinging body: +0.5 % to +13 % 
 kinetic energy in 2 s of free flight of the humanoid, a spinning cube tripling its energy
 in 1 s. A fourth-order scheme makes the local error O((ω dt)^5): at dt = 1 ms and 5 rad/s
 that is 3e-12 per step, so energy and momentum stay conserved to the 1e-6 level over
-seconds, at the price of three more articulated-body evaluations per step.
+seconds, at the price of three more articulated-body evaluations per step. Where some
+coordinate would move by more than FAST_MOTION within the step (a limb whirling at 30 rad/s
+and more at 1 ms), (ω dt)^5 is no longer small, and the step is taken in two halves
+(held_step_nb).
 
 The step: the constraint solve of seed 000 (contacts, impulses, joint-limit rows) gives
 the stage-1 acceleration a1 at (q, v) (v after any impulse, Eq. 18-19) and with it the
@@ -513,8 +516,8 @@ def rest_step_nb(tree, w, q, v, a1, dt, q_out, v_out) -> None:
 def rk4_step_nb(tree, w, held, q, v, a1, tau_c, damping, dt, q_out, v_out) -> int:
     """One step: rest_step_nb for a state at rest, else the fourth-order Runge-Kutta-Munthe-Kaas
     step (held_step_nb: one, or two halves for a fast step); arguments as runge_kutta_nb's.
-    Returns the stages evaluated beyond the first: 0 at rest, else 3, or 7 in two halves (module
-    docstring). (The simulator's step makes the same choice itself, so that a state at rest
+    Returns the stages evaluated beyond the first: 0 at rest, else 3, or 7 in two halves
+    (docs/integration.md). (The simulator's step makes the same choice itself, so that a state at rest
     skips holding its wrenches too: contact/step_kernel.py.)"""
     if at_rest_nb(v, a1, dt):
         rest_step_nb(tree, w, q, v, a1, dt, q_out, v_out)
@@ -568,7 +571,8 @@ def held_step_nb(tree, w, held, q, v, a1, tau_c, damping, dt, q_out, v_out) -> i
     wrenches on their points there, a locked joint at its locked acceleration). RK4's error
     grows as (ω dt)⁵: a passive double pendulum in free flight whose elbow whirls at 150 rad/s
     lost 8.7e-6 of its energy in its worst step and 1.2e-4 over 1 s; in halves, 5e-7 and 4e-6
-    (module docstring). Returns the stage evaluations made beyond the first: 3, or 7."""
+    (docs/integration.md, "A fast step"). Returns the stage evaluations made beyond the first:
+    3, or 7."""
     nv = v.shape[0]
     fast = False
     for i in range(nv):
