@@ -108,8 +108,8 @@ __all__ = [
 REST_MOTION = 1e-13
 REST_VELOCITY_CHANGE = 1e-10
 # A step in which some coordinate would move by more than FAST_MOTION [rad or m] (|v_i| dt) is
-# taken as two half steps (held_step_nb): 30 rad/s at dt = 1 ms. Standing, walking and the
-# bundled humanoid's passive fall (joints below 11 rad/s) never reach it; flailing limbs do.
+# taken as two half steps (held_step_nb): 30 rad/s at dt = 1 ms. The bundled humanoid's passive
+# fall (joints below 11 rad/s) never reaches it; limbs flailing under full-effort torques do.
 FAST_MOTION = 0.03
 
 
