@@ -282,20 +282,33 @@ def fall_ours(seconds: float, with_limits: bool = False) -> FallRun:
 
 
 def fall_composition(costs: np.ndarray, kinds: np.ndarray) -> str:
-    """Where a fall's steps spend their time: the share of steps whose solve was the bounded
-    one (and their mean cost, and the mean sweeps of their Gauss-Seidel solves) against the
-    steps that passed the checked solve of seed 000, and the share that ran an impulse phase
-    (costs (n,) [s] and kinds (n, 3), as FallRun's, n > 0)."""
-    bounded, impulse = kinds[:, 0] == 1, kinds[:, 1] == 1
+    """Where a fall's steps spend their time (costs (n,) [s] and kinds (n, 3), as FallRun's,
+    n > 0), two lines: the share of steps whose solve was the bounded one (their mean cost and
+    the mean sweeps of their Gauss-Seidel solves) against the steps that passed the checked
+    solve of seed 000, and the share that ran an impulse phase; then per kind of step (checked
+    or bounded, each with or without an impulse phase) its share of the steps, its mean cost
+    and its share of the fall's time, and the time in bounded solves of the fewest sweeps
+    (those that the first subspace solve ends)."""
+    bounded, impulse, sweeps = kinds[:, 0] == 1, kinds[:, 1] == 1, kinds[:, 2]
+    total = costs.sum()
 
     def mean_us(mask) -> str:
         return f"{costs[mask].mean() * 1e6:.1f} µs" if mask.any() else "-"
 
-    sweeps = f"{kinds[bounded, 2].mean():.1f}" if bounded.any() else "-"
+    mean_sweeps = f"{sweeps[bounded].mean():.1f}" if bounded.any() else "-"
+    parts = [f"{name} {mask.mean():.0%} of the steps at {mean_us(mask)}, {costs[mask].sum() / total:.0%} of the time"
+             for name, mask in (("checked", ~bounded & ~impulse), ("checked+impulse", ~bounded & impulse),
+                                ("bounded", bounded & ~impulse), ("bounded+impulse", bounded & impulse))
+             if mask.any()]
+    if bounded.any():
+        fewest = bounded & (sweeps == sweeps[bounded].min())
+        parts.append(f"bounded solves of {sweeps[bounded].min()} sweeps (the fewest): {fewest.mean():.0%} of the "
+                     f"steps, {costs[fewest].sum() / total:.0%} of the time")
     return (
-        f"  of its steps: {bounded.mean():.0%} solved by the bounded solve (mean {mean_us(bounded)}, {sweeps} "
+        f"  of its steps: {bounded.mean():.0%} solved by the bounded solve (mean {mean_us(bounded)}, {mean_sweeps} "
         f"sweeps), {1 - bounded.mean():.0%} by the checked solve alone (mean {mean_us(~bounded)}); "
-        f"{impulse.mean():.0%} with an impulse phase (mean {mean_us(impulse)})"
+        f"{impulse.mean():.0%} with an impulse phase (mean {mean_us(impulse)})\n"
+        "  time by kind of step: " + "; ".join(parts)
     )
 
 
@@ -316,27 +329,6 @@ def fall_mujoco(seconds: float, model, q0, rk4: bool = False):
     return costs, float(d.qpos[2])
 
 
-def fall_time_shares(costs: np.ndarray, kinds: np.ndarray) -> str:
-    """Where a fall's time goes: per kind of step (the checked solve alone or the bounded one,
-    each with or without an impulse phase) its share of the steps, its mean cost and its share
-    of the fall's time; and the share of the time in bounded solves of the fewest sweeps (those
-    that the first subspace solve ends). costs (n,) [s] and kinds (n, 3), as FallRun's, n > 0."""
-    bounded, impulse, sweeps = kinds[:, 0] == 1, kinds[:, 1] == 1, kinds[:, 2]
-    total = costs.sum()
-    parts = []
-    for name, mask in (("checked", ~bounded & ~impulse), ("checked+impulse", ~bounded & impulse),
-                       ("bounded", bounded & ~impulse), ("bounded+impulse", bounded & impulse)):
-        if mask.any():
-            parts.append(f"{name} {mask.mean():.0%} of the steps at {costs[mask].mean() * 1e6:.1f} µs, "
-                         f"{costs[mask].sum() / total:.0%} of the time")
-    line = "  time by kind of step: " + "; ".join(parts)
-    if bounded.any():
-        fewest = bounded & (sweeps == sweeps[bounded].min())
-        line += (f"; bounded solves of {sweeps[bounded].min()} sweeps (the fewest): {fewest.mean():.0%} of the steps, "
-                 f"{costs[fewest].sum() / total:.0%} of the time")
-    return line
-
-
 def print_fall(seconds: float) -> None:
     """The passive fall on both simulators: mean step cost and ratio."""
     fall_s = min(seconds, FALL)
@@ -349,7 +341,6 @@ def print_fall(seconds: float) -> None:
             + (f"  FAILED: {failure}" if failure else "")
         )
         print(fall_composition(ours, kinds))
-        print(fall_time_shares(ours, kinds))
     else:
         print(f"  humanoid_sim: no step made  FAILED: {failure}")
     try:
