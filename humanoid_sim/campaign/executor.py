@@ -4,14 +4,18 @@ task per run, collects the rows as they finish, shows a progress bar with an ETA
 hands every row to a callback (the results table).
 
 On a cluster, every node needs humanoid_sim and its dependencies importable by Ray's workers
-(the same install as the driver's). The workers are also given the driver's humanoid_sim
-folder on PYTHONPATH: nodes that share the file system (a loopback cluster, a shared home)
-then run exactly the driver's code.
+(the same install as the driver's). Nodes that share the file system (a loopback cluster, a
+shared home) run exactly the driver's copy: each task puts the driver's humanoid_sim folder
+first on its worker's path before it imports anything of humanoid_sim (_task_in_drivers_copy).
+Ray itself puts the driver's working directory first there: started from a source tree with the
+package installed, the workers imported the tree's copy while the driver ran the installed one,
+and compiled that copy's kernels, several minutes per worker.
 """
 
 from __future__ import annotations
 
 import os
+import pickle
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -95,9 +99,9 @@ def _execute_ray(campaign: Campaign, runs: Sequence[RunSpec], on_row: Callable[[
     started_here = connect_ray(config)
     try:
         cpus = int(ray.cluster_resources().get("CPU", 0))
-        task = ray.remote(num_cpus=1, max_retries=1)(run_one)
-        campaign_ref = ray.put(campaign)
-        pending = {task.remote(campaign_ref, spec): spec for spec in runs}
+        task = ray.remote(num_cpus=1, max_retries=1)(_task_in_drivers_copy(PACKAGE_PARENT))
+        campaign_ref = ray.put(pickle.dumps(campaign))
+        pending = {task.remote(campaign_ref, pickle.dumps(spec)): spec for spec in runs}
         desc = f"{campaign.name} (ray, {cpus} CPU{'s' if cpus != 1 else ''})"
         with _bar(total, already_done, config.progress, desc) as bar:
             while pending:
@@ -113,3 +117,30 @@ def _execute_ray(campaign: Campaign, runs: Sequence[RunSpec], on_row: Callable[[
     finally:
         if started_here:
             ray.shutdown()
+
+
+def _task_in_drivers_copy(package_parent: str) -> Callable[[bytes, bytes], dict[str, Any]]:
+    """The Ray task of one run: run_one of the humanoid_sim in ``package_parent`` (the driver's),
+    where that folder exists on the worker's node, else of the node's own install. The task is a
+    closure, which Ray's pickler sends by value, and it takes the campaign and the run as pickled
+    bytes: nothing of humanoid_sim is imported in the worker before the task has put the driver's
+    folder first on sys.path. Raises ImportError when the worker had already imported another copy."""
+
+    def run(campaign_blob: bytes, spec_blob: bytes) -> dict[str, Any]:
+        import os
+        import pickle
+        import sys
+
+        drivers = os.path.join(package_parent, "humanoid_sim")
+        shared = os.path.isdir(drivers)
+        if shared and sys.path[:1] != [package_parent]:
+            sys.path.insert(0, package_parent)
+        import humanoid_sim
+        from humanoid_sim.campaign.run import run_one as run_here
+
+        if shared and os.path.dirname(os.path.abspath(humanoid_sim.__file__)) != os.path.abspath(drivers):
+            raise ImportError(f"this worker runs the humanoid_sim of {os.path.dirname(humanoid_sim.__file__)}, "
+                              f"not the driver's {drivers}")
+        return run_here(pickle.loads(campaign_blob), pickle.loads(spec_blob))
+
+    return run

@@ -57,9 +57,16 @@ def rows_of(campaign, config):
     return {r["run_id"]: {k: v for k, v in r.items() if k not in NOT_DETERMINISTIC_COLUMNS} for r in rows}
 
 
-def test_every_row_on_a_two_node_loopback_cluster_equals_the_serial_run(loopback_cluster):
+def test_every_row_on_a_two_node_loopback_cluster_equals_the_serial_run(loopback_cluster, tmp_path, monkeypatch):
+    """Run from a folder that holds another humanoid_sim (a decoy that cannot be imported), as a
+    source tree beside an installed copy: Ray puts the driver's working directory first on its
+    workers' path, and the workers still run the driver's copy (the executor's module docstring)."""
+    decoy = tmp_path / "humanoid_sim"
+    decoy.mkdir()
+    (decoy / "__init__.py").write_text('raise ImportError("the decoy humanoid_sim of the working directory")\n')
     campaign = varied_campaign()
     serial = rows_of(campaign, ExecutorConfig(backend="serial", progress=False))
+    monkeypatch.chdir(tmp_path)
     clustered = rows_of(campaign, ExecutorConfig(backend="ray", address=loopback_cluster.address, progress=False))
     assert sorted(serial) == sorted(clustered) == list(range(20))
     outcomes = {row["outcome"] for row in serial.values()}
