@@ -35,7 +35,8 @@ Printed per robot (and in a summary table at the end):
 - energy excess: per step, ΔE - W with E = T + U (T = 1/2 v^T (M + diag(armature)) v,
   U = -m g . c_com; bench/mechanics.py) before and after the step and W = tau_applied . Δq_j
   the work of the applied joint torques, held over the step; the largest value [J] and the
-  count of steps above 0.1 J;
+  count of steps above 0.1 J (where there are any, the largest one's time and kind of step:
+  solver, impulse phase, Runge-Kutta stages, contacts);
 - after the zero-torque collapse (its last second): max kinetic energy [J] and whether it is
   < 1e-3 J (at rest); max |Σ f_z / (m g) - 1| over the steps (Σ f_z: the world z force of every
   ground contact, ContactReport.wrench_world, impulses included; a step without a ground
@@ -181,6 +182,7 @@ class RunResult:
     max_force: float = 0.0
     max_excess: float = -math.inf
     excess_steps: int = 0
+    worst: str = ""  # the step of max_excess: its time and kind (solver, impulse phase, stages, contacts)
     last_kinetic_max: float = math.nan
     last_fz_error_max: float = math.nan
     last_failed: int = 0
@@ -240,7 +242,10 @@ def run_one(spec: RobotSpec, model, poses, mode: str, seed: int | None, args) ->
             # the torque is held over the step: its work is tau . Δq of the joints, exactly
             work = float(r.tau_applied @ (r.q[nq - nj :] - q_before[nq - nj :]))
             excess = ms.total - E0 - work
-            res.max_excess = max(res.max_excess, excess)
+            if excess > res.max_excess:
+                res.max_excess = excess
+                res.worst = (f"t {r.t:.3f} s, {r.solver}{' + impulse' if r.impulse else ''}, {r.stages} stages, "
+                             f"{len(r.contacts)} contacts")
             res.excess_steps += excess > ENERGY_TOLERANCE
             E0, v = ms.total, r.v
             res.max_penetration = max(res.max_penetration, r.max_penetration)
@@ -298,6 +303,8 @@ def print_run(r: RunResult) -> None:
         f"{cost:7.0f} µs/step{extra}  [{status}]",
         flush=True,
     )
+    if r.excess_steps:  # where to look: the largest excess's step
+        print(f"    its largest ΔE - W: {r.worst}", flush=True)
 
 
 @dataclass
