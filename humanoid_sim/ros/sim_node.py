@@ -23,7 +23,9 @@ Publishes
   contact_markers              visualization_msgs/MarkerArray
   objects                      visualization_msgs/MarkerArray  the world's free objects (world_objects);
                                each is also a tf frame odom -> <object> and has contact/<object>/...
-  clock                        rosgraph_msgs/Clock         simulation time
+  clock                        rosgraph_msgs/Clock         simulation time (while paused: the same
+                               time again every 0.5 s of wall time, so a client whose last
+                               sample DDS lost still learns where time stands)
   ground_truth/odom            nav_msgs/Odometry           pose in odom, twist in the base frame
   imu                          sensor_msgs/Imu             ideal IMU at the base link origin
   diagnostics                  diagnostic_msgs/DiagnosticArray
@@ -103,6 +105,8 @@ __all__ = ["NODE_NAME", "SimNode", "StartupError", "main", "topic_token"]
 NODE_NAME = "humanoid_sim"
 # A lock-step node re-publishes its state this often [s of wall time] until the first command.
 LOCKSTEP_REPUBLISH_S = 0.5
+# A paused node re-publishes its clock this often [s of wall time] (the time does not move).
+PAUSED_CLOCK_REPUBLISH_S = 0.5
 # The physics thread shares the GIL with the executor thread; Python's default 5 ms switch
 # interval would let a callback hold it for 5 physics periods. 0.2 ms bounds that wait.
 GIL_SWITCH_INTERVAL_S = 0.0002
@@ -266,6 +270,8 @@ class SimNode(
             # A client that subscribed after the initial state went out waits for a state before
             # it commands: the state again every LOCKSTEP_REPUBLISH_S until the first command.
             self.create_timer(LOCKSTEP_REPUBLISH_S, self._republish_until_commanded, clock=steady)
+        if p.clock_rate > 0.0:
+            self.create_timer(PAUSED_CLOCK_REPUBLISH_S, self._republish_clock_while_paused, clock=steady)
         self._diagnostics_timer = None
         if p.diagnostics_rate > 0.0:
             self._diagnostics_timer = self.create_timer(1.0 / p.diagnostics_rate, self._publish_diagnostics, clock=steady)
@@ -278,6 +284,20 @@ class SimNode(
                 return
             try:
                 self._publish_state_now()
+            except Exception:  # noqa: BLE001 - the timer fired while a signal shut rclpy down
+                if rclpy.ok(context=self.context):
+                    raise
+
+    def _republish_clock_while_paused(self) -> None:
+        """The current time once more while paused. A harness that steps a paused simulation
+        waits for /clock to reach the time it asked for; a burst of ticks (step_simulation with
+        many steps) can lose its last sample on a loaded machine (a reliable writer's history
+        full, or a datagram dropped), and nothing else would follow it."""
+        with self._lock:
+            if not self._paused:
+                return
+            try:
+                self._publish_clock_now()
             except Exception:  # noqa: BLE001 - the timer fired while a signal shut rclpy down
                 if rclpy.ok(context=self.context):
                     raise

@@ -241,6 +241,11 @@ class StatePublishing:
             cv.contact_markers(ns, self.params.odom_frame, points, forces, zmp_point, polygon, pushes=pushes)
         )
 
+    def _publish_clock_now(self) -> None:
+        """clock of the current tick, whatever the decimation."""
+        sec, nanosec = divmod(self._tick * self._ns_per_tick, cv.NANOSECONDS_PER_SECOND)
+        self.pub_clock.publish(self._clock_serialized.fill(sec, nanosec))
+
     def _publish_state_now(self) -> None:
         """joint_states, ground_truth/odom, tf and clock of the current state, whatever the decimation."""
         sim = self.simulator

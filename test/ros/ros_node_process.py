@@ -125,10 +125,11 @@ class Listener:
     def call(self, srv_type: type, relative: str, request: Any, timeout: float = 20.0) -> Any:
         future = self.client(srv_type, relative, timeout).call_async(request)
         if not self.spin_until(future.done, timeout):
-            raise AssertionError(f"service {relative} did not answer in {timeout:g} s{self._node_tail()}")
+            raise AssertionError(f"service {relative} did not answer in {timeout:g} s{self.node_tail()}")
         return future.result()
 
-    def _node_tail(self, characters: int = 3000) -> str:
+    def node_tail(self, characters: int = 3000) -> str:
+        """"; the node is running/exited; its output ends: ..." for a failure message ("" without a node)."""
         if self.process is None:
             return ""
         state = "running" if self.process.poll() is None else f"exited with {self.process.returncode}"

@@ -14,10 +14,13 @@ import pytest
 
 rclpy = pytest.importorskip("rclpy", reason="rclpy is not installed (run scripts/setup.sh)")
 from rclpy.parameter import Parameter  # noqa: E402
+from rclpy.serialization import deserialize_message  # noqa: E402
+from rosgraph_msgs.msg import Clock  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
 from std_srvs.srv import SetBool, Trigger  # noqa: E402
 
+from humanoid_sim.ros.conversions import nanoseconds_from_stamp  # noqa: E402
 from humanoid_sim.ros.sim_node import SimNode, StartupError  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -183,6 +186,23 @@ def test_step_service_publishes_the_state_once(ros, loop_mode):
         answer = node._on_step(Trigger.Request(), Trigger.Response())
         assert answer.success, answer.message
         assert sent == {"joint_states": 1, "tf": 1, "clock": 1}
+    finally:
+        node.destroy_node()
+
+
+def test_a_paused_node_publishes_its_clock_again_and_a_running_one_does_not(ros):
+    node = make_node(loop_mode="fast", start_paused=True)
+    stamps = []
+    original = node.pub_clock.publish
+    node.pub_clock.publish = lambda data: (stamps.append(deserialize_message(data, Clock).clock), original(data))
+    try:
+        assert node._on_step(Trigger.Request(), Trigger.Response()).success
+        node._republish_clock_while_paused()
+        node._republish_clock_while_paused()
+        assert [nanoseconds_from_stamp(s) for s in stamps] == [1_000_000] * 3  # the step's, then the same time
+        node._paused = False  # as resume does; the physics thread is not started here
+        node._republish_clock_while_paused()
+        assert len(stamps) == 3
     finally:
         node.destroy_node()
 
