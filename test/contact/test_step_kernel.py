@@ -83,7 +83,7 @@ _CONDITION: list = []
 def compare_step(sim: Simulator, ref: ReferenceSimulator, tau, stats: dict) -> None:
     ref.set_state(sim.q, sim.v, sim.t)
     ref._reference_memory = memory_of(sim)
-    ref._last_hard_force = dict(sim._last_hard_force)
+    ref._last_hard_force = sim._last_hard_forces()
     seen = _CONDITION[0]
     seen[:] = [0.0, np.inf]
     a = sim.step(tau)

@@ -195,3 +195,26 @@ def test_a_stop_held_by_a_whirling_elbow_stays_on_it_and_no_step_gains_energy():
     assert held > 100  # held on its stop for many steps
     assert deepest < 1e-9
     assert worst < 1e-3
+
+
+def test_a_stop_row_is_warm_started_from_its_force_in_the_last_step(make_pendulum_urdf):
+    """The bounded solve starts a provider's hard row from that row's force in the last step
+    (by name): from the last step's table when the provider hands back the same rows, by
+    looking the names up otherwise; nothing after set_state."""
+    sim, provider = pendulum_sim(make_pendulum_urdf(-0.5, 0.8))
+    for _ in range(400):  # driven onto its upper stop and held there
+        sim.step(np.array([50.0]))
+    last = sim._last_hard_forces()
+    assert list(last) == ["hinge upper"] and last["hinge upper"] > 0.0
+    rows = provider.rows(sim.q, sim.v)
+    sim._hard.warm[0] = 0.0
+    sim._provider_rows([rows], sim.v)  # the same rows as the last step's: taken from its table
+    assert sim._hard.warm[0] == last["hinge upper"]
+    renamed = rows._replace(names=tuple(list(rows.names)))  # equal names in another tuple: looked up
+    sim._hard.warm[0] = 0.0
+    sim._provider_rows([renamed], sim.v)
+    assert sim._hard.warm[0] == last["hinge upper"]
+    sim.set_state(sim.q, sim.v)
+    assert sim._last_hard_forces() == {}
+    sim._provider_rows([rows], sim.v)
+    assert sim._hard.warm[0] == 0.0

@@ -159,3 +159,26 @@ def test_a_group_near_its_charts_singular_point_makes_no_rows_and_raises_nothing
     for _ in range(20):
         r = sim.step()
     assert np.all(np.isfinite(r.q)) and np.all(np.isfinite(r.v))
+
+
+def test_read_only_and_list_states_give_the_same_rows(pendulum_provider):
+    """The provider calls its compiled rows for writable float64 vectors without the
+    dispatcher; a read-only state (a StepResult's arrays) or a list is typed by it instead."""
+    q, v = np.array([0.9]), np.array([0.3])
+    expected = pendulum_provider.rows(q, v)
+    q.setflags(write=False)
+    v.setflags(write=False)
+    for state in ((q, v), ([0.9], [0.3])):
+        rows = pendulum_provider.rows(*state)
+        assert rows.names == expected.names
+        np.testing.assert_array_equal(rows.jacobian, expected.jacobian)
+        np.testing.assert_array_equal(rows.violation, expected.violation)
+
+
+def test_forces_of_no_rows_are_accepted_and_reported_as_none(pendulum_provider):
+    assert pendulum_provider.rows(np.array([0.9]), np.array([0.0])).count == 1
+    pendulum_provider.accept_forces(np.array([3.0]))
+    assert pendulum_provider.rows(np.array([0.2]), np.array([0.0])).count == 0
+    pendulum_provider.accept_forces(np.zeros(0))
+    report = pendulum_provider.report()
+    assert report.names == () and report.force.size == 0 and report.joint_torque[0] == 0.0
