@@ -7,8 +7,12 @@ the whole-body toppling mode). The MuJoCo model is the same URDF (masses and ine
 as ours: 69 kg), a free joint for the floating base, the same collision shapes (the
 feet are boxes), a ground plane, timestep 1 ms and otherwise MuJoCo's defaults (Euler,
 Newton solver, pyramidal cone, default solref/solimp); robot geoms touch only the
-ground (no self-collision, as in ours). Printed: median and mean step cost [µs],
-real-time factor, the cost with the range-of-motion provider active, ratio to MuJoCo (and,
+ground (no self-collision, as in ours). MuJoCo keeps the URDF's joint position limits (its
+URDF import makes every revolute joint with a <limit> a limited joint), so ours runs with
+them too: each URDF limit a hard stop (``RangeOfMotionConfig()``'s joint stops, the scene of
+bench/falls.py). Printed: median and mean step cost [µs],
+real-time factor, the cost without the stops (not MuJoCo's scene: what the stops' check costs
+a step) and with the range-of-motion provider active, ratio to MuJoCo (and,
 beside it, MuJoCo's cost and our ratio with its fourth-order Runge-Kutta integrator, the
 order of ours: the targets are against its default),
 foot slip [m] and worst penetration [m] of both after the run, and a profile of where
@@ -20,10 +24,12 @@ pitch targets ±0.1 rad at 0.5 Hz, the feet planted) moves on every step and is 
 both simulators too.
 
 A passive fall beside it: the same humanoid from "stand" with zero torque on both
-simulators (same URDF, same initial state), the mean step cost over the first 2 s of the
+simulators (same URDF, same joint limits, same initial state), the mean step cost over the first 2 s of the
 fall (the collapse onto the ground) for both, and the ratio; where ours spends it (the share
 of steps solved by the bounded solve and their cost, the share with an impulse phase); ours also with the
-range-of-motion provider, as the node runs it (joints at their stops while it lies); a fall
+range-of-motion provider, as the node runs it (joints at their stops while it lies), and
+without any joint limit (not the same fall: the head and the forearms then swing through
+their URDF ranges while the robot lies, which MuJoCo's do not); a fall
 that raises is reported with its message and the cost of the steps it made. Each simulator runs the fall once
 untimed first (first-call costs). The machine load is printed beside the timings.
 
@@ -54,6 +60,7 @@ from mechanics import machine_load  # noqa: E402
 from humanoid_sim.dynamics.kinematics import frame_jacobian, frame_placement  # noqa: E402
 from humanoid_sim.dynamics.rigid_body_dynamics import gravity_forces, mass_matrix  # noqa: E402
 from humanoid_sim.limits import RangeOfMotionProvider, load_range_of_motion  # noqa: E402
+from humanoid_sim.limits.range_config import RangeOfMotionConfig  # noqa: E402
 from humanoid_sim.model import load_urdf  # noqa: E402
 from humanoid_sim.simulator.simulator import Simulator, SimulatorConfig  # noqa: E402
 
@@ -124,22 +131,29 @@ def holding_controller(model, q0, w: float = 30.0, swing: float = 0.0):
     return tau
 
 
-def _providers(model, with_limits: bool) -> list:
-    """The node's range-of-motion provider of the bundled humanoid when with_limits, else none."""
-    if not with_limits:
+# Joint limits of our runs: the URDF's as hard stops (MuJoCo's scene), none, or the node's
+# range-of-motion provider (config/range_of_motion.yaml: stops and swing-twist ranges).
+STOPS, NO_LIMITS, RANGE_OF_MOTION = "URDF stops", "no limits", "range of motion"
+
+
+def _providers(model, limits: str) -> list:
+    """The constraint providers of a run with ``limits`` (STOPS, NO_LIMITS or RANGE_OF_MOTION)."""
+    if limits == NO_LIMITS:
         return []
+    if limits == STOPS:
+        return [RangeOfMotionProvider(model, RangeOfMotionConfig())]
     return [RangeOfMotionProvider(model, load_range_of_motion(REPO / "config" / "range_of_motion.yaml"))]
 
 
-def run_ours(seconds: float, with_limits: bool = False, self_collision: bool = False, swing: float = 0.0):
-    """Our standing run; with_limits: the range-of-motion provider active (as in the node);
+def run_ours(seconds: float, limits: str = STOPS, self_collision: bool = False, swing: float = 0.0):
+    """Our standing run; limits: the joint limits (_providers);
     self_collision: the robot's links collide with each other (SimulatorConfig); swing: the arms'
     amplitude (holding_controller). Returns the step costs [s], foot slip and worst penetration
     [m], the simulator, the controller and the share of the steps taken at rest (StepResult.stages
     0: the constant-acceleration step of dynamics/integrator.py)."""
     model = load_urdf(URDF)
     config = SimulatorConfig(dt=DT, self_collision=self_collision)
-    sim = Simulator(model, config, providers=_providers(model, with_limits))
+    sim = Simulator(model, config, providers=_providers(model, limits))
     q0 = sim.reset("stand")
     ctrl = holding_controller(model, q0, swing=swing)
     sole0 = [frame_placement(model, q0, f)[:3, 3] for f in FEET]
@@ -254,11 +268,11 @@ class FallRun(NamedTuple):
     kinds: np.ndarray
 
 
-def fall_ours(seconds: float, with_limits: bool = False) -> FallRun:
+def fall_ours(seconds: float, limits: str = STOPS) -> FallRun:
     """Our passive fall from "stand" (zero torque), run once untimed and once timed;
-    with_limits: the range-of-motion provider active (as in the node)."""
+    limits: the joint limits (_providers)."""
     model = load_urdf(URDF)
-    sim = Simulator(model, SimulatorConfig(dt=DT), providers=_providers(model, with_limits))
+    sim = Simulator(model, SimulatorConfig(dt=DT), providers=_providers(model, limits))
     steps = int(round(seconds / DT))
     costs: list[float] = []
     kinds: list[tuple[bool, bool, int]] = []
@@ -332,7 +346,7 @@ def fall_mujoco(seconds: float, model, q0, rk4: bool = False):
 def print_fall(seconds: float) -> None:
     """The passive fall on both simulators: mean step cost and ratio."""
     fall_s = min(seconds, FALL)
-    print(f"\npassive fall from \"stand\", zero torque, first {fall_s:g} s ({machine_load()}):")
+    print(f"\npassive fall from \"stand\", zero torque, the URDF's joint stops, first {fall_s:g} s ({machine_load()}):")
     ours, t_end, z_end, failure, model, kinds = fall_ours(fall_s)
     if len(ours):
         print(
@@ -358,13 +372,15 @@ def print_fall(seconds: float) -> None:
             f"  ratio humanoid_sim / MuJoCo over the fall: mean step {ours.mean() / mj.mean():.1f}, "
             f"median step {np.median(ours) / np.median(mj):.1f}"
         )
-    lim, _, _, lim_failure, _, _ = fall_ours(fall_s, with_limits=True)
-    if len(lim):
-        print(
-            f"  humanoid_sim with the range-of-motion provider (as the node runs): step cost mean "
-            f"{lim.mean() * 1e6:8.1f} µs, median {np.median(lim) * 1e6:8.1f} µs; ratio to MuJoCo, mean step "
-            f"{lim.mean() / mj.mean():.1f}" + (f"  FAILED: {lim_failure}" if lim_failure else "")
-        )
+    for limits, what in ((RANGE_OF_MOTION, "with the range-of-motion provider (as the node runs)"),
+                         (NO_LIMITS, "without joint limits (not the same fall)")):
+        lim, _, _, lim_failure, _, _ = fall_ours(fall_s, limits)
+        if len(lim):
+            print(
+                f"  humanoid_sim {what}: step cost mean {lim.mean() * 1e6:8.1f} µs, median "
+                f"{np.median(lim) * 1e6:8.1f} µs; ratio to MuJoCo, mean step {lim.mean() / mj.mean():.1f}"
+                + (f"  FAILED: {lim_failure}" if lim_failure else "")
+            )
     rk, rk_z = fall_mujoco(fall_s, model, q0, rk4=True)
     print(
         f"  MuJoCo RK4:   step cost mean {rk.mean() * 1e6:8.1f} µs, median {np.median(rk) * 1e6:8.1f} µs "
@@ -413,12 +429,18 @@ def main() -> None:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     seconds = float(args[0]) if args else 10.0
     ours, slip, pen, sim, ctrl, rest = run_ours(seconds)
-    print(f"humanoid_sim: {sim.model.nv} dof, double support, dt = {DT * 1e3:.1f} ms, {seconds:g} s simulated ({machine_load()})")
+    print(f"humanoid_sim: {sim.model.nv} dof, double support, the URDF's joint stops, dt = {DT * 1e3:.1f} ms, "
+          f"{seconds:g} s simulated ({machine_load()})")
     med = np.median(ours) * 1e6
     print(f"  step cost median {med:8.1f} µs, mean {ours.mean() * 1e6:8.1f} µs, real-time factor {DT / np.median(ours):6.2f}")
     print(f"  {rest:.0%} of its steps at rest (the constant-acceleration step, no Runge-Kutta stages)")
     print(f"  foot slip {slip:.3e} m, max penetration {pen:.3e} m after {seconds:g} s")
-    lim, lslip, lpen, *_ = run_ours(min(seconds, 2.0), with_limits=True)
+    bare = run_ours(min(seconds, 2.0), NO_LIMITS)[0]
+    print(
+        f"  without the joint stops (not MuJoCo's scene): step cost median {np.median(bare) * 1e6:8.1f} µs, "
+        f"mean {bare.mean() * 1e6:8.1f} µs"
+    )
+    lim, lslip, lpen, *_ = run_ours(min(seconds, 2.0), RANGE_OF_MOTION)
     print(
         f"  with the range-of-motion provider: step cost median {np.median(lim) * 1e6:8.1f} µs, "
         f"mean {lim.mean() * 1e6:8.1f} µs (slip {lslip:.3e} m, penetration {lpen:.3e} m)"
