@@ -254,7 +254,7 @@ class StatePublishing:
         nj = self.model.nj
         applied = self._last_result.tau_applied if self._last_result is not None else np.zeros(nj)
         sec, nanosec = divmod(ns, cv.NANOSECONDS_PER_SECOND)
-        self.pub_clock.publish(self._clock_serialized.fill(sec, nanosec))
+        self._publish_clock_now()
         self._publish_joint_states(sec, nanosec, q, v, applied)
         self._publish_odometry(sec, nanosec, q, v)
         self._publish_tf(sec, nanosec, q)

@@ -190,12 +190,11 @@ class _Batch(NamedTuple):
 
 class _LastHard(NamedTuple):
     """The providers' hard rows of the last step, to warm-start the same rows in the next:
-    names, per provider the names of its batch's hard rows (the batch's own tuple: a provider
-    that hands the same tuple again has the same rows, in the same order); starts, their first
-    rows in the hard-row table; force (rows,), their solved forces [N m or N]."""
+    batches, per provider its batch (its names tuple: a provider that hands the same tuple
+    again has the same rows, in the same order; its start in the hard-row table); force
+    (rows,), their solved forces [N m or N]."""
 
-    names: tuple[tuple[str, ...], ...]
-    starts: tuple[int, ...]
+    batches: list[_Batch]
     force: np.ndarray
 
 
@@ -603,8 +602,7 @@ class Simulator:
             n_hard = _hard_row_count(batches)
             hard_force = self._hard.force[:n_hard] + self._hard.impulse[:n_hard] / self.config.dt
             forces = tuple(self._provider_forces(rows, batches, hard_force))
-            self._last_hard = _LastHard(tuple(b.names for b in batches), tuple(b.start for b in batches),
-                                        self._hard.force[:n_hard].copy())  # fmt: skip
+            self._last_hard = _LastHard(batches, self._hard.force[:n_hard].copy())
         self._t += self.config.dt  # the kernel left the new state in self._q, self._v (StepState)
         for p, f in zip(self.providers, forces):
             p.accept_forces(f)
@@ -653,7 +651,7 @@ class Simulator:
         for i, (r, b) in enumerate(zip(rows, batches)):
             start, n = b.start, len(b.hard)
             if n:
-                if last is not None and last.names[i] is b.names and last.starts[i] == start:
+                if last is not None and last.batches[i].names is b.names and last.batches[i].start == start:
                     h.warm[start : start + n] = last.force[start : start + n]  # the same rows as the last step's
                 else:
                     by_name = self._last_hard_forces() if by_name is None else by_name
@@ -672,8 +670,8 @@ class Simulator:
         if last is None:
             return {}
         by_name: dict[str, float] = {}
-        for names, start in zip(last.names, last.starts):
-            by_name.update(zip(names, last.force[start : start + len(names)].tolist()))
+        for b in last.batches:
+            by_name.update(zip(b.names, last.force[b.start : b.start + len(b.names)].tolist()))
         return by_name
 
     def _provider_forces(self, rows: list[OneSidedRows], batches: list[_Batch], hard_force) -> list[np.ndarray]:
