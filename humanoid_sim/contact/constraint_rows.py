@@ -115,6 +115,11 @@ class ConstraintProvider(Protocol):
         OneSidedRows.validate checks), as the range-of-motion provider's compiled rows are;
         the simulator then does not validate each step's rows again. Absent or False: it
         validates them.
+    compiled_rows (optional attribute): a ``limits.step_limits.CompiledRows``, rows the
+        simulator's compiled step makes, solves and keeps itself (the range-of-motion
+        provider's); the simulator then calls neither rows() nor accept_forces() (the first such
+        provider of a simulator; any other goes through them). The provider replaces the
+        attribute's value when its rows change (a new one is taken up at the next step).
     """
 
     name: str

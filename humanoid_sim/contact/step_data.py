@@ -33,6 +33,7 @@ from humanoid_sim.contact.penalty_volume import PenaltyVolumeData
 from humanoid_sim.contact.relaxed_qp import RelaxedQpData
 from humanoid_sim.dynamics.integrator import HeldWrenches, StageWork, held_wrenches
 from humanoid_sim.dynamics.kinematic_tree import KinematicTree
+from humanoid_sim.limits.step_limits import CompiledRows, StepLimitsRecord
 
 if TYPE_CHECKING:
     from humanoid_sim.simulator.actuation import Actuation
@@ -320,6 +321,7 @@ COUNTS_DTYPE = np.dtype(
         ("memory", np.int64),  # contacts remembered for the next step
         ("table", np.int64),  # which of StepData.tables holds the reported contacts
         ("report_points", np.int64),  # the reported contacts' points: rows 0.. of that table's world
+        ("limit_rows", np.int64),  # rows of the range of motion evaluated in the step (limits/step_limits.py)
         ("max_penetration", np.float64),  # deepest detected point, reported or not [m] (>= 0)
     ]
 )
@@ -374,6 +376,7 @@ class StepCounts(NamedTuple):
     memory: int
     table: int
     report_points: int
+    limit_rows: int
     max_penetration: float
 
 
@@ -488,7 +491,9 @@ class StepData(structref.StructRefProxy):
     friction (JointFriction), out, solve: SolveScratch, pairs: BodyPairs, relaxed: RelaxedQpData
     (contact/relaxed_qp.py), penalty: PenaltyVolumeData (contact/penalty_volume.py),
     actuation: the actuated joints' efforts and velocity-limit rule (simulator/actuation.py);
-    state: StepState, the state a step starts from and leaves its new state in;
+    state: StepState, the state a step starts from and leaves its new state in; limits,
+    limit_work: a range of motion evaluated in the step, its StepLimits and LimitWork
+    (limits/step_limits.py);
     owners: the bundles whose arrays the records view, kept alive with the record, never read)."""
 
 
@@ -502,7 +507,7 @@ class StepState(NamedTuple):
 
 
 _FIELDS = ["tree", "stage", "dyn", "statics", "params", "detection", "tables", "memory", "hard", "friction", "out",
-           "solve", "pairs", "relaxed", "penalty", "actuation", "state", "owners"]
+           "solve", "pairs", "relaxed", "penalty", "actuation", "state", "limits", "limit_work", "owners"]
 structref.define_proxy(StepData, StepDataType, _FIELDS)
 
 
@@ -616,7 +621,7 @@ def joint_friction(index: np.ndarray, bound: np.ndarray, nv: int) -> JointFricti
 
 @njit(cache=True)
 def _make(tree, stage, dyn, statics, params, detection, tables, memory, hard, friction, out, solve, pairs, relaxed,
-          penalty, actuation, state):
+          penalty, actuation, state, limit_work, limits):
     """The StepData of the bundles, each as its record (bundle_records.py) of unowned views of
     the same arrays (the actuation as the same NamedTuple of such views), the bundles
     themselves kept in ``owners``."""
@@ -627,19 +632,20 @@ def _make(tree, stage, dyn, statics, params, detection, tables, memory, hard, fr
                     HardRowTableRecord(*u(hard)), JointFrictionRecord(*u(friction)), StepOutputRecord(*u(out)),
                     SolveScratchRecord(*u(solve)), BodyPairsRecord(*u(pairs)), RelaxedQpDataRecord(*u(relaxed)),
                     PenaltyVolumeDataRecord(*u(penalty)), unowned(actuation), unowned(state),
+                    StepLimitsRecord(*u(limits)), limit_work,
                     (tree, stage, dyn, statics, detection, tables, memory, hard, friction, out, solve, pairs, relaxed,
-                     penalty, actuation, state))  # fmt: skip
+                     penalty, actuation, state, limits))  # fmt: skip
 
 
 def make_step_data(
     tree: KinematicTree, stage: StageWork, dyn: Dynamics, statics: StepStatics, params: StepParams,
     detection: Detection, tables: tuple[ContactTable, ContactTable], memory: MemoryTable, hard: HardRowTable,
     friction: JointFriction, out: StepOutput, solve: SolveScratch, pairs: "BodyPairs", relaxed: RelaxedQpData,
-    penalty: PenaltyVolumeData, actuation: "Actuation", state: StepState,
+    penalty: PenaltyVolumeData, actuation: "Actuation", state: StepState, limits: CompiledRows,
 ) -> StepData:
     """One StepData over the given bundles, as records (the arrays are shared, not copied)."""
     return _make(tree, stage, dyn, statics, params, detection, tables, memory, hard, friction, out, solve, pairs, relaxed,
-                 penalty, actuation, state)
+                 penalty, actuation, state, limits.work, limits.limits)
 
 
 class BodyPairs(NamedTuple):

@@ -1,9 +1,11 @@
 """The joint-limit constraint provider: URDF stops and swing-twist ranges as one-sided rows.
 
-Implements ``humanoid_sim.contact.constraint_rows.ConstraintProvider``: each
-step the simulator asks ``rows(q, v)`` for the active limits and hands the
-solved row forces back through ``accept_forces``; ``report()`` then gives the
-stop torque per joint and the active limits per group.
+Implements ``humanoid_sim.contact.constraint_rows.ConstraintProvider`` with its compiled
+rows: a simulator evaluates, solves and keeps its rows inside its compiled step
+(``compiled_rows``, limits/step_limits.py), with no Python on a step; through the general
+protocol (``rows(q, v)`` for the active limits, the solved row forces handed back through
+``accept_forces``) it makes the same rows. ``report()`` then gives the stop torque per joint
+and the active limits per group, of whichever came last.
 
 URDF stop of joint j (revolute or prismatic with finite limits):
     upper: gap = upper - q_j, row = -e_j;  lower: gap = q_j - lower, row = +e_j
@@ -22,7 +24,8 @@ from humanoid_sim.contact.kernels import all_finite
 from humanoid_sim.limits.ball_joint_rows import ROW_KINDS, BallJointKinematics
 from humanoid_sim.limits.kernels import limit_rows_nb
 from humanoid_sim.limits.range_config import RangeOfMotionConfig, joint_body
-from humanoid_sim.limits.range_tables import LimitWork, limit_rows, limit_work, range_tables
+from humanoid_sim.limits.range_tables import LimitRows, LimitWork, limit_rows, limit_work, range_tables
+from humanoid_sim.limits.step_limits import NONFINITE_ROW, CompiledRows, step_limits
 from humanoid_sim.model.robot_model import JointType, RobotModel
 
 
@@ -70,11 +73,11 @@ class RangeOfMotionProvider:
         config.check_model(model)
         self.model = model
         self.config = config
-        self.activation_band = float(activation_band)
+        self._band = float(activation_band)
         if lookahead < 0.0:
             raise ValueError(f"lookahead must be >= 0 [s], got {lookahead}")
-        self.lookahead = float(lookahead)
-        self.groups = [BallJointKinematics(model, g) for g in config.ball_joints]
+        self._lookahead = float(lookahead)
+        self._groups = tuple(BallJointKinematics(model, g) for g in config.ball_joints)
         members = {j for g in config.ball_joints for j in g.joints}
         stops = config.joint_stops
         self._stop_joint: list[int] = []  # index into joint_names
@@ -98,15 +101,34 @@ class RangeOfMotionProvider:
         self._no_forces = np.zeros(0)
         self._no_forces.setflags(write=False)
         self._forces = self._no_forces
-        self._tables_groups: tuple = ()
+        self._refresh_tables()
+
+    @property
+    def activation_band(self) -> float:
+        """Rows are returned when gap < band [rad or m] (set at construction)."""
+        return self._band
+
+    @property
+    def lookahead(self) -> float:
+        """[s]: rows are returned when the gap would fall below the band within it (set at construction)."""
+        return self._lookahead
+
+    @property
+    def groups(self) -> tuple[BallJointKinematics, ...]:
+        """The ball-joint groups' kinematics; assigning a sequence of them rebuilds the tables."""
+        return self._groups
+
+    @groups.setter
+    def groups(self, groups) -> None:
+        self._groups = tuple(groups)
         self._refresh_tables()
 
     def _refresh_tables(self) -> None:
-        """The compiled tables, the rows' room and each row code's name and law, for the
-        current stops and ``groups`` (rebuilt when the groups are replaced)."""
-        self._tables_groups = tuple(self.groups)
+        """The compiled tables, the rows' room, each row code's name and law and the compiled
+        step's rows (``compiled_rows``), for the current stops and ``groups``."""
         tables = range_tables(self._stop_q, self._stop_v, self._stop_lower, self._stop_upper, self.groups)
-        self._out = limit_rows(2 * len(self._stop_joint) + 3 * len(self.groups), self.model.nv)
+        capacity = 2 * len(self._stop_joint) + 3 * len(self.groups)
+        self._out = limit_rows(capacity, self.model.nv)
         self._work = limit_work(tables, self._out)
         # the compiled evaluation for this record and writable float64 vectors, called without
         # the dispatcher's typing of its arguments (the record's costs ~1.3 µs of a 1.6 µs call;
@@ -130,12 +152,17 @@ class RangeOfMotionProvider:
         self._code_hard = np.array([law.hard for law in laws], dtype=bool)
         law_rows = [(law.stiffness, law.damping, law.restitution) for law in laws]
         self._code_law = np.array(law_rows, dtype=float).reshape(-1, 3)
+        # the compiled step's: the same tables, rows of its own; count -1 until a step evaluates them
+        self._step_out = limit_rows(capacity, self.model.nv)
+        self.compiled_rows: CompiledRows = step_limits(
+            limit_work(tables, self._step_out), capacity, self._names_of, self._code_hard, self._code_law,
+            self._first_group_code, self._band, self._lookahead, self.model.nv,
+        )  # fmt: skip
+        self.compiled_rows.limits.count[0] = -1
 
     @property
     def work(self) -> LimitWork:
         """The stops and groups as the compiled evaluation's record (limits.kernels)."""
-        if self._tables_groups != tuple(self.groups):  # groups replaced after construction
-            self._refresh_tables()
         return self._work
 
     @property
@@ -146,34 +173,35 @@ class RangeOfMotionProvider:
     def rows(self, q: np.ndarray, v: np.ndarray) -> OneSidedRows:
         """Active limit rows at state (q (nq,), v (nv,)), see ``constraint_rows``.
 
-        Remembered for ``accept_forces`` / ``report``. One compiled call
-        (``limits.kernels.limit_rows_nb``); a cheap screen first proves most groups
-        inactive (``group_clear_nb``), and only the others are evaluated exactly.
+        Remembered for ``accept_forces`` / ``report`` (until a compiled step evaluates its
+        rows). One compiled call (``limits.kernels.limit_rows_nb``); a cheap screen first
+        proves most groups inactive (``group_clear_nb``), and only the others are evaluated
+        exactly.
         """
         count = self._count(q, v, True)
-        last = self._last = self._empty if count == 0 else self._made_rows(count)
+        last = self._last = self._empty if count == 0 else self._made_rows(self._out, count)
         self._forces = self._no_forces if count == 0 else np.zeros(count)
+        self.compiled_rows.limits.count[0] = -1  # the report is of these rows
         return last
 
     def evaluate(self, q: np.ndarray, v: np.ndarray) -> OneSidedRows:
         """The active rows at (q, v), every group evaluated exactly (no screen), without
         touching the reported state (e.g. for re-projection)."""
         count = self._count(q, v, False)
-        return self._empty if count == 0 else self._made_rows(count)
+        return self._empty if count == 0 else self._made_rows(self._out, count)
 
     def _count(self, q: np.ndarray, v: np.ndarray, screen: bool) -> int:
         """The number of active rows at (q, v), their codes and values left in self._out."""
-        work = self.work
+        work = self._work
         try:  # the simulator's state: writable contiguous float64 vectors, the types it was compiled for
-            return self._limit_rows(work, q, v, self.activation_band, self.lookahead, screen)
+            return self._limit_rows(work, q, v, self._band, self._lookahead, screen)
         except TypeError:  # anything else (read-only, a list, ...): converted, and typed by the dispatcher
             qa = np.ascontiguousarray(q, dtype=np.float64)
             va = np.ascontiguousarray(v, dtype=np.float64)
-            return limit_rows_nb(work, qa, va, self.activation_band, self.lookahead, screen)
+            return limit_rows_nb(work, qa, va, self._band, self._lookahead, screen)
 
-    def _made_rows(self, count: int) -> OneSidedRows:
-        """The OneSidedRows of the ``count`` rows the last evaluation left in self._out."""
-        out = self._out
+    def _made_rows(self, out: LimitRows, count: int) -> OneSidedRows:
+        """The OneSidedRows of the ``count`` rows an evaluation left in ``out``."""
         code = out.code[:count]
         key = code.tobytes()
         if key != self._code_key:  # the rows' names and laws, made again when another set is active
@@ -188,8 +216,7 @@ class RangeOfMotionProvider:
         # rows_checked: the one check not by construction, of the groups' rows (after the stops' in
         # code order: a stop's row is ∓1 on one coordinate, its drift 0)
         if code[-1] >= self._first_group_code and not (all_finite(jacobian) and all_finite(drift)):
-            raise ValueError(f"{self.name}: a non-finite limit row at this state (a ball joint at its swing's "
-                             "singularity?)")
+            raise ValueError(f"{self.name}: {NONFINITE_ROW}")
         return OneSidedRows(jacobian, drift, -out.gap[:count], np.zeros(count), hard, stiffness, damping, restitution,
                             names)
 
@@ -204,7 +231,15 @@ class RangeOfMotionProvider:
         self._forces = forces.copy() if forces.size else self._no_forces
 
     def report(self) -> LimitReport:
-        """Active limits and their torques after the last ``accept_forces``."""
-        rows = self._last
-        torque = rows.jacobian.T @ self._forces if rows.count else np.zeros(self.model.nv)
-        return LimitReport(rows.names, rows.violation.copy(), self._forces.copy(), torque[self._joint_v])
+        """Active limits and their torques after the last simulator step that evaluated these
+        limits in its compiled step, or after the last ``accept_forces``, whichever came last
+        (a step that failed: its rows, forces 0)."""
+        step = self.compiled_rows.limits
+        count = int(step.count[0])
+        if count >= 0:  # the last step's rows, made in the compiled step
+            rows = self._empty if count == 0 else self._made_rows(self._step_out, count)
+            forces = step.force[:count]
+        else:
+            rows, forces = self._last, self._forces
+        torque = rows.jacobian.T @ forces if rows.count else np.zeros(self.model.nv)
+        return LimitReport(rows.names, rows.violation.copy(), forces.copy(), torque[self._joint_v])

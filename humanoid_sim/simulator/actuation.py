@@ -1,7 +1,8 @@
 """The actuator side of a step, compiled with it: commanded efforts to the step's forces.
 
 ``advance_nb(data, tau_cmd, external, soft, n_hard)`` is one ``Simulator.step`` from the
-commanded joint efforts on: the efforts checked finite and clamped to their limits, step 1
+commanded joint efforts on: the efforts checked finite and clamped to their limits, the
+rows of a range of motion evaluated in the step (limits/step_limits.py), step 1
 (the dynamics workspace at (q, v) and M's factor), the velocity-limit rule on the efforts
 (limits/velocity_limits.py: evaluated at the end of the step for all joints at once), the
 generalized forces assembled, and steps 2-5 (contact/step_kernel.py). One compiled call: a
@@ -23,6 +24,7 @@ from humanoid_sim.contact.bundle_records import borrow, unowned
 from humanoid_sim.contact.methods import OK
 from humanoid_sim.contact.step_kernel import free_acceleration_into, step_nb, update_dynamics_nb
 from humanoid_sim.dynamics.mass_factor import solve_columns_nb
+from humanoid_sim.limits.step_limits import limit_forces_nb, table_limit_rows_nb
 from humanoid_sim.limits.velocity_limits import (
     CoupledWork,
     VelocityRule,
@@ -31,11 +33,14 @@ from humanoid_sim.limits.velocity_limits import (
     free_joint_velocities_nb,
 )
 
-__all__ = ["NONFINITE_EFFORT", "SINGULAR_MASS", "Actuation", "actuation", "advance_nb", "limit_velocity_nb"]
+__all__ = ["NONFINITE_EFFORT", "NONFINITE_LIMIT_ROW", "SINGULAR_MASS", "Actuation", "actuation", "advance_nb",
+           "limit_velocity_nb"]
 
 # advance_nb's own statuses beside step_nb's (contact/methods.py): the commanded efforts are
-# not finite (nothing was done); M is not positive definite at (q, v) (nothing was done)
-NONFINITE_EFFORT, SINGULAR_MASS = 10, 11
+# not finite (nothing was done); M is not positive definite at (q, v) (nothing was done); a
+# row of the range of motion evaluated in the step is not finite (a ball joint at its swing's
+# singularity; nothing was done)
+NONFINITE_EFFORT, SINGULAR_MASS, NONFINITE_LIMIT_ROW = 10, 11, 12
 
 
 class Actuation(NamedTuple):
@@ -125,10 +130,11 @@ def advance_nb(data, tau_cmd, external, soft, n_hard) -> int:
     """One step of the StepData ``data`` (d below) from its state d.state (q (nq,), v (nv,)) with
     the commanded efforts tau_cmd (nj,), the external generalized forces ``external`` (nv,)
     (pushes; the velocity-limit rule counts them) and the providers' soft-row forces ``soft``
-    (nv,), and the first n_hard rows of d.hard (module docstring). Returns NONFINITE_EFFORT or
-    SINGULAR_MASS (nothing done), else step_nb's status; on OK d.state holds the new state,
-    d.actuation.applied the applied efforts, d.out the new state and the reports (else d.state
-    is the state it started from)."""
+    (nv,), the first n_hard rows of d.hard (module docstring) and, after them, the hard rows of
+    the range of motion d.limits (limits/step_limits.py). Returns NONFINITE_EFFORT,
+    NONFINITE_LIMIT_ROW or SINGULAR_MASS (nothing done), else step_nb's status; on OK d.state
+    holds the new state, d.actuation.applied the applied efforts, d.out the new state and the
+    reports, d.limits the range of motion's forces (else d.state is the state it started from)."""
     # the record borrowed, the caller's arrays as unowned views (contact/bundle_records.py):
     # handed on from helper to helper without an atomic reference count each time; the caller
     # keeps them alive
@@ -143,23 +149,30 @@ def advance_nb(data, tau_cmd, external, soft, n_hard) -> int:
         if not math.isfinite(t):
             return NONFINITE_EFFORT
         applied[j] = min(max(t, lower[j]), upper[j])
+    lim = d.limits
+    n_rows = table_limit_rows_nb(lim, d.limit_work, q, v, soft, d.hard, n_hard)
+    out = d.out
+    out.counts[0].limit_rows = lim.count[0] if lim.on[0] else 0
+    if n_rows < 0:
+        return NONFINITE_LIMIT_ROW
     if not update_dynamics_nb(d, q, v):
         return SINGULAR_MASS
     dyn = d.dyn
     tau = act.tau
-    _generalized_forces(act, external, soft, tau)
+    soft_all = lim.total  # the providers' soft-row forces and the range of motion's
+    _generalized_forces(act, external, soft_all, tau)
     free = False  # d.out.a0 holds the step's free acceleration at (q, v, tau)
     if act.ruled[0]:
-        free = _short_of_ramps(d, act, v, tau, soft)
+        free = _short_of_ramps(d, act, v, tau, soft_all)
         if not free:
             limit_velocity_nb(act, d.solve.L, d.tree.dof_parent, dyn.b, v, dyn.damping, external, d.params.dt)
-            _generalized_forces(act, external, soft, tau)
-    status = step_nb(d, q, v, tau, n_hard, True, free)
+            _generalized_forces(act, external, soft_all, tau)
+    status = step_nb(d, q, v, tau, n_rows, True, free)
     if status == OK:
-        out = d.out
         out.applied[:] = applied  # beside the state in the result block (StepOutput.result)
         q[:] = out.q_next
         v[:] = out.v_next
+        limit_forces_nb(lim, d.limit_work, d.hard, d.params.dt)
     return status
 
 

@@ -2,8 +2,9 @@
 
 One step at (q, v):
  1. kinematics, M and b of the model (one numba call, dynamics.DynamicsWorkspace),
-    the velocity-limit rule on the efforts, the providers' rows; then steps 2-5 as one
-    compiled call for every case (contact/step_kernel.py):
+    the velocity-limit rule on the efforts, the providers' rows (a range of motion's made
+    in the same compiled call: limits/step_limits.py); then steps 2-5 as one compiled call
+    for every case (contact/step_kernel.py):
  2. detection of collision shapes against the environment; points moving away
     faster than ``thresholds.separating`` are dropped; classification point /
     line / surface and virtual-link frames (4.2, Table 1);
@@ -76,6 +77,7 @@ from humanoid_sim.dynamics.configuration import normalize_quaternions_into
 from humanoid_sim.dynamics.integrator import stage_work
 from humanoid_sim.dynamics.kinematic_tree import kinematic_tree
 from humanoid_sim.dynamics.workspace import DynamicsWorkspace
+from humanoid_sim.limits.step_limits import NONFINITE_ROW, CompiledRows, no_compiled_rows
 from humanoid_sim.limits.velocity_limits import velocity_rule
 from humanoid_sim.model.robot_model import RobotModel, ShapeKind
 from humanoid_sim.errors import UnknownNameError
@@ -86,7 +88,14 @@ from humanoid_sim.simulator.initial_pose import (
     pose_configuration,
     starting_pose,
 )
-from humanoid_sim.simulator.actuation import NONFINITE_EFFORT, SINGULAR_MASS, actuation, advance_nb, limit_velocity_nb
+from humanoid_sim.simulator.actuation import (
+    NONFINITE_EFFORT,
+    NONFINITE_LIMIT_ROW,
+    SINGULAR_MASS,
+    actuation,
+    advance_nb,
+    limit_velocity_nb,
+)
 from humanoid_sim.simulator.link_wrenches import LinkWrenches, generalized_force
 from humanoid_sim.simulator.step_result import ContactReport, ContactReports, StepLayout, StepResult
 from humanoid_sim.world.assembly import WorldModel
@@ -227,18 +236,26 @@ class Simulator:
         # the world this simulator's model was assembled from (Simulator.from_world), else None
         self.world_model = world_model
         self.providers = tuple(providers)
-        self._validated_empty: list[OneSidedRows | None] = [None] * len(self.providers)
+        # the first provider whose rows the compiled step makes itself (ConstraintProvider.compiled_rows);
+        # the others' rows through rows() and accept_forces() (the general providers)
+        compiled = [i for i, p in enumerate(self.providers) if getattr(p, "compiled_rows", None) is not None][:1]
+        self._compiled_index = compiled[0] if compiled else -1
+        self._compiled_provider = self.providers[compiled[0]] if compiled else None
+        self._compiled_rows: CompiledRows = (self._compiled_provider.compiled_rows if compiled
+                                             else no_compiled_rows(model.nv))  # fmt: skip
+        self._general = tuple(p for i, p in enumerate(self.providers) if i != self._compiled_index)
+        self._validated_empty: list[OneSidedRows | None] = [None] * len(self._general)
         # providers whose rows are checked where they are built (ConstraintProvider.rows_checked)
-        self._rows_checked = tuple(getattr(p, "rows_checked", False) is True for p in self.providers)
-        # a step whose providers all return their validated empty batch: no rows, no forces
-        self._no_batches = [_Batch(0, _NO_ROWS, (), None, None)] * len(self.providers)
-        self._no_forces = (_NO_FORCES,) * len(self.providers)
+        self._rows_checked = tuple(getattr(p, "rows_checked", False) is True for p in self._general)
+        # a step whose general providers all return their validated empty batch: no rows, no forces
+        self._no_batches = [_Batch(0, _NO_ROWS, (), None, None)] * len(self._general)
+        self._no_forces = (_NO_FORCES,) * len(self._general)
         self._point_forces = self.contact_method != CONTACT_METHODS[VIRTUAL_LINK]  # reports carry per-point forces
         self._solver = "checked" if not self._point_forces else self.contact_method  # StepResult.solver
         self._last_hard: _LastHard | None = None  # the providers' hard rows of the last step and their forces
         # per provider, its last batch's hard mask (the provider's array) and the indices of its True entries
         # (reused while it hands back that array read-only, as the range-of-motion provider does)
-        self._hard_indices: list[tuple[np.ndarray | None, np.ndarray]] = [(None, _NO_ROWS)] * len(self.providers)
+        self._hard_indices: list[tuple[np.ndarray | None, np.ndarray]] = [(None, _NO_ROWS)] * len(self._general)
         self.ws = DynamicsWorkspace(model)
         self._tree = kinematic_tree(model)
         t = self._tree
@@ -396,6 +413,9 @@ class Simulator:
         self._t = float(t)
         self._memory.count[:] = 0
         self._last_hard = None
+        limits = self._compiled_rows.limits  # no warm start from before
+        limits.warm[:] = 0.0
+        limits.warmed[0] = 0
 
     def reset(self, pose: str = "stand") -> np.ndarray:
         """Reset to a named initial pose at rest (t = 0); returns q. In a world
@@ -457,8 +477,11 @@ class Simulator:
         rows: list[OneSidedRows] = []
         batches: list[_Batch] = []
         soft, n_hard = self._zero_nv, 0
-        if self.providers:
-            rows = [p.rows(q, v) for p in self.providers]
+        if self._compiled_provider is not None and self._compiled_provider.compiled_rows is not self._compiled_rows:
+            self._compiled_rows = self._compiled_provider.compiled_rows  # its groups replaced: new tables
+            self._allocate_step(len(self._tables[0].body), self._hard_room)
+        if self._general:
+            rows = [p.rows(q, v) for p in self._general]
             empty = True
             for i, r in enumerate(rows):
                 # an empty batch already validated (the same immutable object again) is skipped
@@ -481,9 +504,11 @@ class Simulator:
             if status != CAPACITY:
                 break
             # a table was too small: larger ones, the same step again
-            self._allocate_step(2 * len(self._tables[0].body), 2 * len(self._hard.drift))
+            self._allocate_step(2 * len(self._tables[0].body), 2 * self._hard_room)
             self._fill_hard_rows(rows, batches)
         self.ws.buffers_changed()  # the workspace's buffers now hold the dynamics at (q, v)
+        if status == NONFINITE_LIMIT_ROW:
+            raise ValueError(f"{self._compiled_provider.name}: {NONFINITE_ROW}")
         if status != OK:
             raise SimulationError(_FAILURES.get(status, f"step failed with status {status}").format(t=self._t))
         return self._result(rows, batches)
@@ -561,7 +586,10 @@ class Simulator:
             memory.count[:] = old.count
             memory.current[:] = old.current
         self._memory = memory
-        self._hard = allocate_hard_rows(K, nv)
+        # the general providers' hard rows first, then room for every row of the compiled range of motion
+        self._hard_room = K
+        limits = self._compiled_rows.limits
+        self._hard = allocate_hard_rows(K + (len(limits.table) if limits.on[0] else 0), nv)
         self._out = allocate_output(nq, nv, model.nj, P, C)
         self._result_head = result_head(nq, nv, model.nj)
         self._counts_bytes = self._out.counts.view(np.uint8)
@@ -569,7 +597,7 @@ class Simulator:
         joints = np.flatnonzero(friction > 0.0)
         self._friction = joint_friction(model.joint_v_index[joints], friction[joints], nv)
         old_scratch = getattr(self, "_solve_scratch", None)
-        self._solve_scratch = allocate_solve(6 * C + K + len(joints), nv, P)
+        self._solve_scratch = allocate_solve(6 * C + len(self._hard.drift) + len(joints), nv, P)
         if old_scratch is not None:  # the step's factor of M carries over (factored once per step)
             self._solve_scratch.L[:] = old_scratch.L
         shapes, bodies, X, pair_id, element, _, _ = self._pairs_static
@@ -580,7 +608,7 @@ class Simulator:
             # a method's scratch at full size only when it steps (the others' kernels never run)
             allocate_relaxed_qp(cfg.relaxed_qp, *((C, P) if method == RELAXED_QP else (0, 0)), nv),
             allocate_penalty_volume(cfg.penalty_volume, *((C, P) if method == PENALTY_VOLUME else (0, 0)), nv),
-            self._actuation, self._state,
+            self._actuation, self._state, self._compiled_rows,
         )  # fmt: skip
         # the compiled step for these bundles, called without the dispatcher's typing of its arguments (a record's
         # costs ~0.4 µs a call): step() hands it arrays of these types (float64, one dimension, contiguous)
@@ -594,18 +622,22 @@ class Simulator:
         out = self._out
         counts = read_counts(self._counts_bytes)
         copy = out.result[: result_size(self._result_head, counts, self._point_forces)].copy()
-        forces = ()
+        forces: tuple[np.ndarray, ...] = ()
         if batches is self._no_batches:
             forces = self._no_forces
             self._last_hard = None
-        elif self.providers:
+        elif self._general:
             n_hard = _hard_row_count(batches)
             hard_force = self._hard.force[:n_hard] + self._hard.impulse[:n_hard] / self.config.dt
             forces = tuple(self._provider_forces(rows, batches, hard_force))
             self._last_hard = _LastHard(batches, self._hard.force[:n_hard].copy())
         self._t += self.config.dt  # the kernel left the new state in self._q, self._v (StepState)
-        for p, f in zip(self.providers, forces):
+        for p, f in zip(self._general, forces):
             p.accept_forces(f)
+        i = self._compiled_index
+        if i >= 0:  # the compiled range of motion's forces (limits/step_limits.py), in the providers' order
+            n = counts.limit_rows
+            forces = forces[:i] + (self._compiled_rows.limits.force[:n].copy() if n else _NO_FORCES,) + forces[i:]
         return StepResult.of_step(self._t, copy, counts, forces, "bounded" if counts.bounded else self._solver,
                                   self._layout)  # fmt: skip
 
@@ -644,7 +676,7 @@ class Simulator:
         """The providers' hard rows into the step's hard-row table (grown when needed), each
         warm-started from its force in the previous step (by name) for the bounded solve."""
         count = _hard_row_count(batches)
-        if count > len(self._hard.drift):
+        if count > self._hard_room:
             self._allocate_step(len(self._tables[0].body), 2 * count)
         h = self._hard
         last, by_name = self._last_hard, None
@@ -665,13 +697,16 @@ class Simulator:
 
     def _last_hard_forces(self) -> dict[str, float]:
         """{provider row name: its solved force in the last step [N m or N]} of the last step's
-        hard rows (empty after a step without any, a reset or set_state)."""
-        last = self._last_hard
-        if last is None:
-            return {}
+        hard rows (empty after a step without any, a reset or set_state), the compiled range of
+        motion's among them (those whose force was not 0: the others start from 0 all the same)."""
         by_name: dict[str, float] = {}
-        for b in last.batches:
-            by_name.update(zip(b.names, last.force[b.start : b.start + len(b.names)].tolist()))
+        last = self._last_hard
+        if last is not None:
+            for b in last.batches:
+                by_name.update(zip(b.names, last.force[b.start : b.start + len(b.names)].tolist()))
+        compiled = self._compiled_rows
+        warm = compiled.limits.warm
+        by_name.update((compiled.names[code], float(warm[code])) for code in np.flatnonzero(warm))
         return by_name
 
     def _provider_forces(self, rows: list[OneSidedRows], batches: list[_Batch], hard_force) -> list[np.ndarray]:

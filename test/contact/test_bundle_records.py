@@ -99,7 +99,7 @@ def test_the_step_record_keeps_the_bundles_its_views_point_into():
     sim.reset("stand")
     gc.collect()
     count, viewed, owned = _owners_and_detection(sim._data)
-    assert count == 16  # the actuation and the state among them
+    assert count == 17  # the actuation, the state and the range of motion's StepLimits among them
     assert viewed == owned  # the record's detection views the arrays of the bundle it owns
     assert not any(isinstance(x, Detection) for x in vars(sim).values())  # only the record keeps it alive
     for _ in range(50):

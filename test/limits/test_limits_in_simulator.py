@@ -8,6 +8,7 @@ stop is reached and the impact never overshoots by a whole step.
 import numpy as np
 import pytest
 
+from general_path import GeneralPath
 from humanoid_sim.contact.environment import Environment
 from humanoid_sim.dynamics import center_of_mass
 from humanoid_sim.dynamics.rigid_body_dynamics import mass_matrix
@@ -197,11 +198,16 @@ def test_a_stop_held_by_a_whirling_elbow_stays_on_it_and_no_step_gains_energy():
     assert worst < 1e-3
 
 
-def test_a_stop_row_is_warm_started_from_its_force_in_the_last_step(make_pendulum_urdf):
-    """The bounded solve starts a provider's hard row from that row's force in the last step
-    (by name): from the last step's table when the provider hands back the same rows, by
-    looking the names up otherwise; nothing after set_state."""
-    sim, provider = pendulum_sim(make_pendulum_urdf(-0.5, 0.8))
+def test_a_general_provider_row_is_warm_started_from_its_force_in_the_last_step(make_pendulum_urdf):
+    """The bounded solve starts a general provider's hard row (rows() and accept_forces()) from
+    that row's force in the last step (by name): from the last step's table when the provider
+    hands back the same rows, by looking the names up otherwise; nothing after set_state. (The
+    compiled range of motion's: test_step_limits.py.)"""
+    model = load_urdf(make_pendulum_urdf(-0.5, 0.8))
+    cfg = load_range_of_motion("joint_stops: {enabled: true, limit: {type: hard}}\n")
+    provider = RangeOfMotionProvider(model, cfg, lookahead=DT)
+    sim = Simulator(model, SimulatorConfig(dt=DT, environment=Environment(ground=None)),
+                    providers=[GeneralPath(provider)])  # fmt: skip
     for _ in range(400):  # driven onto its upper stop and held there
         sim.step(np.array([50.0]))
     last = sim._last_hard_forces()
