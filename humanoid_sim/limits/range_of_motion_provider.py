@@ -231,9 +231,10 @@ class RangeOfMotionProvider:
         self._forces = forces.copy() if forces.size else self._no_forces
 
     def report(self) -> LimitReport:
-        """Active limits and their torques after the last simulator step that evaluated these
-        limits in its compiled step, or after the last ``accept_forces``, whichever came last
-        (a step that failed: its rows, forces 0)."""
+        """Active limits and their torques: of the last simulator step that evaluated these
+        limits in its compiled step (a step that failed: the rows at its state, forces 0; none
+        for a step refused for a non-finite row), or of the last ``rows`` call with the forces
+        handed back by ``accept_forces``, whichever came last."""
         step = self.compiled_rows.limits
         count = int(step.count[0])
         if count >= 0:  # the last step's rows, made in the compiled step

@@ -118,14 +118,24 @@ def no_compiled_rows(nv: int) -> CompiledRows:
     return rows
 
 
+@njit(cache=True, inline="always")
+def _finite_row(rows, r, nv) -> bool:  # pragma: no cover - compiled
+    """Whether row r of rows (LimitRows) has a finite drift and Jacobian row."""
+    if not math.isfinite(rows.drift[r]):
+        return False
+    for c in range(nv):
+        if not math.isfinite(rows.jacobian[r, c]):
+            return False
+    return True
+
+
 @njit(cache=True)
 def table_limit_rows_nb(lim, work, q, v, soft, hard, n_hard) -> int:  # pragma: no cover - compiled
     """Steps 1-3 of the module docstring at (q (nq,), v (nv,)): lim (StepLimits), work
     (LimitWork); soft (nv,): the other providers' soft force [N, N m], which lim.total starts
     from; hard: the step's HardRowTable, whose first n_hard rows are the other providers' and
     which has room for every hard row after them. Returns the hard rows in use (n_hard plus
-    these), or -1 for a group row that is not finite (then only lim.count, lim.force (0) and
-    the rows are written)."""
+    these), or -1 for a group row that is not finite (lim.count then 0: nothing to report)."""
     total = lim.total
     for c in range(total.shape[0]):
         total[c] = soft[c]
@@ -137,12 +147,9 @@ def table_limit_rows_nb(lim, work, q, v, soft, hard, n_hard) -> int:  # pragma: 
     nv = v.shape[0]
     for r in range(count):  # the groups' rows come after the stops' (row codes in order)
         lim.force[r] = 0.0
-        if rows.code[r] >= lim.first_group[0]:
-            if not math.isfinite(rows.drift[r]):
-                return -1
-            for c in range(nv):
-                if not math.isfinite(rows.jacobian[r, c]):
-                    return -1
+        if rows.code[r] >= lim.first_group[0] and not _finite_row(rows, r, nv):
+            lim.count[0] = 0  # nothing to report of a step that was not made
+            return -1
     n = n_hard
     for r in range(count):
         code = rows.code[r]

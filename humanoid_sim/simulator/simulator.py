@@ -548,7 +548,9 @@ class Simulator:
 
     def _allocate_step(self, contacts: int, hard_rows: int) -> None:
         """The bundles of the compiled step (contact/step_data.py) for ``contacts`` contacts
-        and ``hard_rows`` hard provider rows; the contact memory carries over."""
+        and ``hard_rows`` hard rows of the general providers; what a step hands the next (the
+        contact memory, M's factor, the joint friction's warm starts, the broad phase's order)
+        carries over, so that a table grown between two steps changes nothing of the next."""
         model, ws, cfg, g = self.model, self.ws, self.config, self.detector
         thr, geo, env = cfg.thresholds, g.geometry, cfg.environment
         nv, nq = model.nv, model.nq
@@ -595,13 +597,19 @@ class Simulator:
         self._counts_bytes = self._out.counts.view(np.uint8)
         friction = model.joint_dynamics.friction
         joints = np.flatnonzero(friction > 0.0)
+        old_friction = getattr(self, "_friction", None)
         self._friction = joint_friction(model.joint_v_index[joints], friction[joints], nv)
+        if old_friction is not None:  # the last step's friction torques, the bounded solve's warm starts, carry over
+            self._friction.torque[:] = old_friction.torque
         old_scratch = getattr(self, "_solve_scratch", None)
         self._solve_scratch = allocate_solve(6 * C + len(self._hard.drift) + len(joints), nv, P)
         if old_scratch is not None:  # the step's factor of M carries over (factored once per step)
             self._solve_scratch.L[:] = old_scratch.L
         shapes, bodies, X, pair_id, element, _, _ = self._pairs_static
+        old_pairs = getattr(self, "_pairs", None)
         self._pairs = body_pairs(shapes, bodies, X, pair_id, element, 4 * C if len(bodies) else 0)
+        if old_pairs is not None:  # the broad phase's order, kept from step to step, carries over
+            self._pairs.order[:] = old_pairs.order
         self._data = make_step_data(
             self._tree, self._stage, self._dyn, statics, params, allocate_detection(N + 4 * C), self._tables, memory,
             self._hard, self._friction, self._out, self._solve_scratch, self._pairs,

@@ -173,5 +173,6 @@ def test_a_group_row_that_is_not_finite_raises_one_clear_error_and_keeps_the_sta
     with pytest.raises(ValueError, match="range_of_motion: a non-finite limit row at this state"):
         sim.step(np.zeros(model.nj))
     assert np.array_equal(sim.q, q) and np.array_equal(sim.v, v) and sim.t == t
+    assert provider.report().names == ()  # the refused step has nothing to report (and report() does not raise)
     with pytest.raises(ValueError, match="range_of_motion: a non-finite limit row at this state"):
         provider.rows(q, v)  # the general protocol says the same

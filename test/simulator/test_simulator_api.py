@@ -208,3 +208,27 @@ def test_soft_provider_row_yields_in_proportion_to_the_load():
         r = sim.step(np.array([5.0]))
     assert r.q[0] - 0.3 == pytest.approx(5.0 / k, rel=1e-3)
     assert stop.forces[0] == pytest.approx(5.0, rel=1e-3)
+
+
+def test_tables_grown_between_two_steps_change_nothing_of_the_next(humanoid):
+    # the humanoid with joint friction falling onto its stops (bounded solves with friction rows,
+    # warm-started from the last step's torques): a twin whose tables grow twice mid-fall, as a
+    # step that runs out of room grows them, steps to the same bits
+    from dataclasses import replace
+
+    from humanoid_sim.limits import RangeOfMotionProvider
+    from humanoid_sim.limits.range_config import RangeOfMotionConfig
+    from humanoid_sim.model.robot_model import JointDynamics
+
+    model = replace(humanoid, joint_dynamics=JointDynamics(np.zeros(humanoid.nj), np.full(humanoid.nj, 2.0)))
+    a, b = (Simulator(model, providers=[RangeOfMotionProvider(model, RangeOfMotionConfig())]) for _ in range(2))
+    a.reset("stand")
+    b.reset("stand")
+    bounded = 0
+    for i in range(700):
+        if i in (450, 560):
+            b._allocate_step(2 * len(b._tables[0].body), 2 * b._hard_room)
+        ra, rb = a.step(None), b.step(None)
+        assert np.array_equal(ra.q, rb.q) and np.array_equal(ra.v, rb.v), f"step {i}"
+        bounded += i >= 450 and ra.solver == "bounded"
+    assert bounded > 50 and len(b._tables[0].body) == 4 * len(a._tables[0].body)
