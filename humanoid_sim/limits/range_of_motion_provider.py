@@ -17,7 +17,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import typeof
 
 from humanoid_sim.contact.constraint_rows import OneSidedRows
 from humanoid_sim.contact.kernels import all_finite
@@ -130,12 +129,6 @@ class RangeOfMotionProvider:
         capacity = 2 * len(self._stop_joint) + 3 * len(self.groups)
         self._out = limit_rows(capacity, self.model.nv)
         self._work = limit_work(tables, self._out)
-        # the compiled evaluation for this record and writable float64 vectors, called without
-        # the dispatcher's typing of its arguments (the record's costs ~1.3 µs of a 1.6 µs call;
-        # the call itself, a robot standing clear of every limit, 0.3 µs)
-        vector = np.zeros(self.model.nv)
-        self._limit_rows = limit_rows_nb.compile((typeof(self._work), typeof(vector), typeof(vector),
-                                                  typeof(1.0), typeof(1.0), typeof(True)))  # fmt: skip
         names: list[str] = []
         laws = []
         stops = self.config.joint_stops.law
@@ -192,13 +185,9 @@ class RangeOfMotionProvider:
 
     def _count(self, q: np.ndarray, v: np.ndarray, screen: bool) -> int:
         """The number of active rows at (q, v), their codes and values left in self._out."""
-        work = self._work
-        try:  # the simulator's state: writable contiguous float64 vectors, the types it was compiled for
-            return self._limit_rows(work, q, v, self._band, self._lookahead, screen)
-        except TypeError:  # anything else (read-only, a list, ...): converted, and typed by the dispatcher
-            qa = np.ascontiguousarray(q, dtype=np.float64)
-            va = np.ascontiguousarray(v, dtype=np.float64)
-            return limit_rows_nb(work, qa, va, self._band, self._lookahead, screen)
+        qa = np.ascontiguousarray(q, dtype=np.float64)
+        va = np.ascontiguousarray(v, dtype=np.float64)
+        return limit_rows_nb(self._work, qa, va, self._band, self._lookahead, screen)
 
     def _made_rows(self, out: LimitRows, count: int) -> OneSidedRows:
         """The OneSidedRows of the ``count`` rows an evaluation left in ``out``."""

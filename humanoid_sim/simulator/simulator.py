@@ -197,16 +197,6 @@ class _Batch(NamedTuple):
     soft_force: np.ndarray | None
 
 
-class _LastHard(NamedTuple):
-    """The providers' hard rows of the last step, to warm-start the same rows in the next:
-    batches, per provider its batch (its names tuple: a provider that hands the same tuple
-    again has the same rows, in the same order; its start in the hard-row table); force
-    (rows,), their solved forces [N m or N]."""
-
-    batches: list[_Batch]
-    force: np.ndarray
-
-
 def _hard_row_count(batches: list[_Batch]) -> int:
     """The hard rows of all providers' batches: the step's hard-row table rows in use."""
     return batches[-1].start + len(batches[-1].hard) if batches else 0
@@ -252,10 +242,8 @@ class Simulator:
         self._no_forces = (_NO_FORCES,) * len(self._general)
         self._point_forces = self.contact_method != CONTACT_METHODS[VIRTUAL_LINK]  # reports carry per-point forces
         self._solver = "checked" if not self._point_forces else self.contact_method  # StepResult.solver
-        self._last_hard: _LastHard | None = None  # the providers' hard rows of the last step and their forces
-        # per provider, its last batch's hard mask (the provider's array) and the indices of its True entries
-        # (reused while it hands back that array read-only, as the range-of-motion provider does)
-        self._hard_indices: list[tuple[np.ndarray | None, np.ndarray]] = [(None, _NO_ROWS)] * len(self._general)
+        # a general provider's row name -> its force in the last step [N m or N]
+        self._last_hard_force: dict[str, float] = {}
         self.ws = DynamicsWorkspace(model)
         self._tree = kinematic_tree(model)
         t = self._tree
@@ -412,7 +400,7 @@ class Simulator:
         self._v[:] = v
         self._t = float(t)
         self._memory.count[:] = 0
-        self._last_hard = None
+        self._last_hard_force = {}
         limits = self._compiled_rows.limits  # no warm start from before
         limits.warm[:] = 0.0
         limits.warmed[0] = 0
@@ -633,12 +621,15 @@ class Simulator:
         forces: tuple[np.ndarray, ...] = ()
         if batches is self._no_batches:
             forces = self._no_forces
-            self._last_hard = None
+            self._last_hard_force = {}
         elif self._general:
             n_hard = _hard_row_count(batches)
             hard_force = self._hard.force[:n_hard] + self._hard.impulse[:n_hard] / self.config.dt
             forces = tuple(self._provider_forces(rows, batches, hard_force))
-            self._last_hard = _LastHard(batches, self._hard.force[:n_hard].copy())
+            last: dict[str, float] = {}
+            for b in batches:
+                last.update(zip(b.names, self._hard.force[b.start : b.start + len(b.hard)].tolist()))
+            self._last_hard_force = last
         self._t += self.config.dt  # the kernel left the new state in self._q, self._v (StepState)
         for p, f in zip(self._general, forces):
             p.accept_forces(f)
@@ -659,18 +650,14 @@ class Simulator:
         soft_force = None
         batches = []
         count = 0
-        for i, r in enumerate(rows):
-            k = r.count
-            if k == 0:
+        for r in rows:
+            if r.count == 0:
                 batches.append(_Batch(count, _NO_ROWS, (), None, None))
                 continue
-            mask, idx = self._hard_indices[i]
-            if r.hard is not mask or r.hard.flags.writeable:  # the last one, read-only: the same rows
-                idx = np.flatnonzero(r.hard)
-                self._hard_indices[i] = (r.hard, idx)
-            names = r.names if len(idx) == k else tuple(r.names[j] for j in idx)
+            idx = np.flatnonzero(r.hard)
+            names = r.names if len(idx) == r.count else tuple(r.names[i] for i in idx)
             soft = lam = None
-            if len(idx) < k:
+            if len(idx) < r.count:
                 soft = ~r.hard
                 lam = np.maximum(0.0, r.stiffness[soft] * r.violation[soft] - r.damping[soft] * (r.jacobian[soft] @ v))
                 f = r.jacobian[soft].T @ lam
@@ -687,15 +674,11 @@ class Simulator:
         if count > self._hard_room:
             self._allocate_step(len(self._tables[0].body), 2 * count)
         h = self._hard
-        last, by_name = self._last_hard, None
-        for i, (r, b) in enumerate(zip(rows, batches)):
+        last = self._last_hard_force
+        for r, b in zip(rows, batches):
             start, n = b.start, len(b.hard)
             if n:
-                if last is not None and last.batches[i].names is b.names and last.batches[i].start == start:
-                    h.warm[start : start + n] = last.force[start : start + n]  # the same rows as the last step's
-                else:
-                    by_name = self._last_hard_forces() if by_name is None else by_name
-                    h.warm[start : start + n] = [by_name.get(name, 0.0) for name in b.names]
+                h.warm[start : start + n] = [last.get(name, 0.0) for name in b.names]
                 pick = slice(None) if n == r.count else b.hard  # all rows hard: no gather
                 h.jacobian[start : start + n] = r.jacobian[pick]
                 h.drift[start : start + n] = r.drift[pick]
@@ -707,11 +690,7 @@ class Simulator:
         """{provider row name: its solved force in the last step [N m or N]} of the last step's
         hard rows (empty after a step without any, a reset or set_state), the compiled range of
         motion's among them (those whose force was not 0: the others start from 0 all the same)."""
-        by_name: dict[str, float] = {}
-        last = self._last_hard
-        if last is not None:
-            for b in last.batches:
-                by_name.update(zip(b.names, last.force[b.start : b.start + len(b.names)].tolist()))
+        by_name = dict(self._last_hard_force)
         compiled = self._compiled_rows
         warm = compiled.limits.warm
         by_name.update((compiled.names[code], float(warm[code])) for code in np.flatnonzero(warm))
@@ -722,15 +701,11 @@ class Simulator:
         impulse / dt), soft rows' spring-damper forces at the start of the step."""
         out = []
         for r, b in zip(rows, batches):
-            k, n = r.count, len(b.hard)
-            if k == 0:
+            if r.count == 0:
                 out.append(_NO_FORCES)
                 continue
-            if n == k:  # all its rows hard
-                out.append(hard_force[b.start : b.start + n].copy())
-                continue
-            f = np.zeros(k)
-            f[b.hard] = hard_force[b.start : b.start + n]
+            f = np.zeros(r.count)
+            f[b.hard] = hard_force[b.start : b.start + len(b.hard)]
             if b.soft is not None:
                 f[b.soft] = b.soft_force
             out.append(f)

@@ -200,9 +200,8 @@ def test_a_stop_held_by_a_whirling_elbow_stays_on_it_and_no_step_gains_energy():
 
 def test_a_general_provider_row_is_warm_started_from_its_force_in_the_last_step(make_pendulum_urdf):
     """The bounded solve starts a general provider's hard row (rows() and accept_forces()) from
-    that row's force in the last step (by name): from the last step's table when the provider
-    hands back the same rows, by looking the names up otherwise; nothing after set_state. (The
-    compiled range of motion's: test_step_limits.py.)"""
+    that row's force in the last step, by name: the same rows again, or the same names in
+    another tuple; nothing after set_state. (The compiled range of motion's: test_step_limits.py.)"""
     model = load_urdf(make_pendulum_urdf(-0.5, 0.8))
     cfg = load_range_of_motion("joint_stops: {enabled: true, limit: {type: hard}}\n")
     provider = RangeOfMotionProvider(model, cfg, lookahead=DT)
@@ -214,9 +213,9 @@ def test_a_general_provider_row_is_warm_started_from_its_force_in_the_last_step(
     assert list(last) == ["hinge upper"] and last["hinge upper"] > 0.0
     rows = provider.rows(sim.q, sim.v)
     sim._hard.warm[0] = 0.0
-    sim._provider_rows([rows], sim.v)  # the same rows as the last step's: taken from its table
+    sim._provider_rows([rows], sim.v)  # the same rows as the last step's
     assert sim._hard.warm[0] == last["hinge upper"]
-    renamed = rows._replace(names=tuple(list(rows.names)))  # equal names in another tuple: looked up
+    renamed = rows._replace(names=tuple(list(rows.names)))  # equal names in another tuple
     sim._hard.warm[0] = 0.0
     sim._provider_rows([renamed], sim.v)
     assert sim._hard.warm[0] == last["hinge upper"]

@@ -162,8 +162,8 @@ def test_a_group_near_its_charts_singular_point_makes_no_rows_and_raises_nothing
 
 
 def test_read_only_and_list_states_give_the_same_rows(pendulum_provider):
-    """The provider calls its compiled rows for writable float64 vectors without the
-    dispatcher; a read-only state (a StepResult's arrays) or a list is typed by it instead."""
+    """A read-only state (a StepResult's arrays) or a list gives the rows of the same state as
+    writable float64 vectors."""
     q, v = np.array([0.9]), np.array([0.3])
     expected = pendulum_provider.rows(q, v)
     q.setflags(write=False)
