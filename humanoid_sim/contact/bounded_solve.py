@@ -83,7 +83,7 @@ import numpy as np
 from numba import njit
 
 from humanoid_sim.contact.kernels import cho_solve_vec, cholesky_into, lu_solve_into
-from humanoid_sim.dynamics.mass_factor import back_project_nb, rows_gram_nb
+from humanoid_sim.dynamics.mass_factor import add_rows_times_nb, back_project_nb, rows_gram_nb
 
 __all__ = [
     "BLOCK_BOX",
@@ -757,11 +757,7 @@ def _subspace_step(rows, B, eps, r, lam, w, sw, tol) -> bool:
     failed[0] = -1
     for a in range(k):
         lam[a] = target[a]
-    for a in range(k):
-        t = eps * lam[a]
-        for b in range(k):
-            t += B[a, b] * lam[b]
-        w[a] = t
+    regularised_product_nb(B, eps, lam, r, w, k)
     return True
 
 
@@ -816,14 +812,12 @@ def _aitken(lam, last, step, k, rho_last, sliding):
 def regularised_product_nb(B, eps, x, r, w, m) -> float:
     """w[:m] = (B + ε I) x over the first m rows and columns (a projected Gauss-Seidel
     solver's running product, then updated row by row); returns max |r[:m]|, the scale of
-    its stopping test."""
+    its stopping test. Each row's sum starts from ε x[a] (add_rows_times_nb)."""
     r_max = 0.0
     for a in range(m):
-        s = eps * x[a]
-        for b in range(m):
-            s += B[a, b] * x[b]
-        w[a] = s
+        w[a] = eps * x[a]
         r_max = max(r_max, abs(r[a]))
+    add_rows_times_nb(B, x, m, m, w)
     return r_max
 
 
@@ -859,12 +853,12 @@ def bounded_solve_nb(rows, L, parent, base, reg, max_sweeps, tol, x, lam, work, 
         rows_gram_nb(L, parent, H, ZT, B)
     r = work.r[:k]
     rhs = rows.rhs
+    for a in range(k):
+        r[a] = 0.0
+    add_rows_times_nb(H, base, k, nv, r)  # H base
     mean_diag = 0.0
     for a in range(k):
-        s = 0.0
-        for i in range(nv):
-            s += H[a, i] * base[i]
-        r[a] = rhs[a] - s
+        r[a] = rhs[a] - r[a]
         mean_diag += B[a, a]
     eps = reg * mean_diag / k
     # the regularisation pulls towards the first iterate (the warm start: the previous step's

@@ -20,7 +20,10 @@ from humanoid_sim.dynamics.mass_factor import back_project_nb, rows_gram_nb
 
 @njit(cache=True)
 def cholesky_into(A, L) -> bool:
-    """Lower Cholesky factor of the SPD matrix A (n, n) into L; False if A is not SPD."""
+    """Lower Cholesky factor of the SPD matrix A (n, n) into L; False if A is not SPD.
+    Column j's entries below the diagonal are formed four rows at a time: four independent
+    sums, each in the order of one, so that the result is that of one row at a time to the
+    last bit and the processor is not left waiting on one sum's additions."""
     n = A.shape[0]
     for j in range(n):
         s = A[j, j]
@@ -30,7 +33,18 @@ def cholesky_into(A, L) -> bool:
             return False
         d = math.sqrt(s)
         L[j, j] = d
-        for i in range(j + 1, n):
+        i = j + 1
+        while i + 3 < n:
+            t0, t1, t2, t3 = A[i, j], A[i + 1, j], A[i + 2, j], A[i + 3, j]
+            for k in range(j):
+                ljk = L[j, k]
+                t0 -= L[i, k] * ljk
+                t1 -= L[i + 1, k] * ljk
+                t2 -= L[i + 2, k] * ljk
+                t3 -= L[i + 3, k] * ljk
+            L[i, j], L[i + 1, j], L[i + 2, j], L[i + 3, j] = t0 / d, t1 / d, t2 / d, t3 / d
+            i += 4
+        for i in range(i, n):
             t = A[i, j]
             for k in range(j):
                 t -= L[i, k] * L[j, k]
@@ -986,7 +1000,18 @@ def schur_solve_into(L, parent, H, rhs, base, x_out, lam_out, ZT, B, LB, r) -> i
     least squares), 2 when not finite."""
     k, nv = H.shape
     rows_gram_nb(L, parent, H, ZT, B)
-    for a in range(k):
+    a = 0
+    while a + 3 < k:  # r = rhs - H base, four rows at a time (each sum in the order of one)
+        t0, t1, t2, t3 = rhs[a], rhs[a + 1], rhs[a + 2], rhs[a + 3]
+        for i in range(nv):
+            bi = base[i]
+            t0 -= H[a, i] * bi
+            t1 -= H[a + 1, i] * bi
+            t2 -= H[a + 2, i] * bi
+            t3 -= H[a + 3, i] * bi
+        r[a], r[a + 1], r[a + 2], r[a + 3] = t0, t1, t2, t3
+        a += 4
+    for a in range(a, k):
         t = rhs[a]
         for i in range(nv):
             t -= H[a, i] * base[i]

@@ -324,31 +324,42 @@ def free_acceleration_nb(tree, w, held, q, v, tau, qdd) -> None:
                     t += ia * e[col]
                 pA[k, r] += t + pA[i, r]
             continue
-        if n == 1:  # the same arithmetic as below, with D, u and D⁻¹ u scalars (most joints)
-            for r in range(6):
-                t = 0.0
-                for col in range(6):
-                    t += IA[i, r, col] * S[vi, col]
-                U[i, 0, r] = t
-            di = 1.0 / (_dot6_sub(S, vi, U, i, 0) + armature[vi])
+        if n == 1:  # the same arithmetic as below, with D, u and D⁻¹ u scalars (most joints),
+            # S_i, U_i and c_i held in locals: every store into the parent's I^A would otherwise
+            # make the compiled code read them again (it cannot tell the arrays apart)
+            s0, s1, s2, s3, s4, s5 = S[vi, 0], S[vi, 1], S[vi, 2], S[vi, 3], S[vi, 4], S[vi, 5]
+            U0 = IA[i, 0, 0] * s0 + IA[i, 0, 1] * s1 + IA[i, 0, 2] * s2 + IA[i, 0, 3] * s3 + IA[i, 0, 4] * s4 + IA[i, 0, 5] * s5
+            U1 = IA[i, 1, 0] * s0 + IA[i, 1, 1] * s1 + IA[i, 1, 2] * s2 + IA[i, 1, 3] * s3 + IA[i, 1, 4] * s4 + IA[i, 1, 5] * s5
+            U2 = IA[i, 2, 0] * s0 + IA[i, 2, 1] * s1 + IA[i, 2, 2] * s2 + IA[i, 2, 3] * s3 + IA[i, 2, 4] * s4 + IA[i, 2, 5] * s5
+            U3 = IA[i, 3, 0] * s0 + IA[i, 3, 1] * s1 + IA[i, 3, 2] * s2 + IA[i, 3, 3] * s3 + IA[i, 3, 4] * s4 + IA[i, 3, 5] * s5
+            U4 = IA[i, 4, 0] * s0 + IA[i, 4, 1] * s1 + IA[i, 4, 2] * s2 + IA[i, 4, 3] * s3 + IA[i, 4, 4] * s4 + IA[i, 4, 5] * s5
+            U5 = IA[i, 5, 0] * s0 + IA[i, 5, 1] * s1 + IA[i, 5, 2] * s2 + IA[i, 5, 3] * s3 + IA[i, 5, 4] * s4 + IA[i, 5, 5] * s5
+            U[i, 0, 0], U[i, 0, 1], U[i, 0, 2], U[i, 0, 3], U[i, 0, 4], U[i, 0, 5] = U0, U1, U2, U3, U4, U5
+            di = 1.0 / ((s0 * U0 + s1 * U1 + s2 * U2 + s3 * U3 + s4 * U4 + s5 * U5) + armature[vi])
             Dinv[i, 0, 0] = di
             ui = tau[vi] - _dot6_rows(S, vi, pA, i)
             u[vi] = ui
             if k < 0:
                 continue
             gi = di * ui
-            for r in range(6):
-                e[r] = A[i, r] - A[k, r]  # c_i
-            for r in range(6):
-                t = 0.0
-                ur = U[i, 0, r] * di
-                for col in range(6):
-                    ia = IA[i, r, col] - ur * U[i, 0, col]
-                    IA[k, r, col] += ia
-                    t += ia * e[col]
-                t += pA[i, r]
-                t += U[i, 0, r] * gi
-                pA[k, r] += t
+            e0, e1, e2 = A[i, 0] - A[k, 0], A[i, 1] - A[k, 1], A[i, 2] - A[k, 2]  # c_i
+            e3, e4, e5 = A[i, 3] - A[k, 3], A[i, 4] - A[k, 4], A[i, 5] - A[k, 5]
+            for r in range(6):  # row r of I^a = I^A - U D⁻¹ Uᵀ into the parent's, and of p^a
+                ur = U[i, 0, r]
+                vr = ur * di
+                a0 = IA[i, r, 0] - vr * U0
+                a1 = IA[i, r, 1] - vr * U1
+                a2 = IA[i, r, 2] - vr * U2
+                a3 = IA[i, r, 3] - vr * U3
+                a4 = IA[i, r, 4] - vr * U4
+                a5 = IA[i, r, 5] - vr * U5
+                IA[k, r, 0] += a0
+                IA[k, r, 1] += a1
+                IA[k, r, 2] += a2
+                IA[k, r, 3] += a3
+                IA[k, r, 4] += a4
+                IA[k, r, 5] += a5
+                pA[k, r] += a0 * e0 + a1 * e1 + a2 * e2 + a3 * e3 + a4 * e4 + a5 * e5 + pA[i, r] + ur * gi
             continue
         for d in range(n):  # U = I^A S
             for r in range(6):
@@ -392,18 +403,28 @@ def free_acceleration_nb(tree, w, held, q, v, tau, qdd) -> None:
         n = ndof[i]
         vi = v_index[i]
         k = parent[i]
+        if n == 1:  # as below, a' in locals
+            if k < 0:  # a' = a_k + c_i
+                e0, e1, e2 = ag[0] + A[i, 0], ag[1] + A[i, 1], ag[2] + A[i, 2]
+                e3, e4, e5 = ag[3] + A[i, 3], ag[4] + A[i, 4], ag[5] + A[i, 5]
+            else:
+                e0, e1, e2 = acc[k, 0] + A[i, 0] - A[k, 0], acc[k, 1] + A[i, 1] - A[k, 1], acc[k, 2] + A[i, 2] - A[k, 2]
+                e3, e4, e5 = acc[k, 3] + A[i, 3] - A[k, 3], acc[k, 4] + A[i, 4] - A[k, 4], acc[k, 5] + A[i, 5] - A[k, 5]
+            if locked[vi]:
+                qi = locked_acc[vi]
+            else:
+                qi = Dinv[i, 0, 0] * (u[vi] - (U[i, 0, 0] * e0 + U[i, 0, 1] * e1 + U[i, 0, 2] * e2 + U[i, 0, 3] * e3
+                                               + U[i, 0, 4] * e4 + U[i, 0, 5] * e5))  # fmt: skip
+            qdd[vi] = qi
+            acc[i, 0], acc[i, 1], acc[i, 2] = e0 + S[vi, 0] * qi, e1 + S[vi, 1] * qi, e2 + S[vi, 2] * qi
+            acc[i, 3], acc[i, 4], acc[i, 5] = e3 + S[vi, 3] * qi, e4 + S[vi, 4] * qi, e5 + S[vi, 5] * qi
+            continue
         if k < 0:  # a' = a_k + c_i
             for r in range(6):
                 e[r] = ag[r] + A[i, r]
         else:
             for r in range(6):
                 e[r] = acc[k, r] + A[i, r] - A[k, r]
-        if n == 1:
-            qi = locked_acc[vi] if locked[vi] else Dinv[i, 0, 0] * (u[vi] - _dot6_vec(U, i, 0, e))
-            qdd[vi] = qi
-            for r in range(6):
-                acc[i, r] = e[r] + S[vi, r] * qi
-            continue
         for a in range(n):
             g[a] = u[vi + a] - _dot6_vec(U, i, a, e)
         for a in range(n):  # q̈ = D⁻¹ (u - Uᵀ a')
@@ -422,9 +443,21 @@ def free_acceleration_nb(tree, w, held, q, v, tau, qdd) -> None:
 def held_forces_nb(M, a, a0, tau, out) -> None:
     """out (nv,) = tau + M (a - a0): the generalised forces held over the step, the known
     ones (tau) and the constraint force Hᵀλ = M (a - a0) of the solve (a: solved
-    acceleration, a0: M^-1 (tau - D v - b), both (nv,); M (nv, nv))."""
+    acceleration, a0: M^-1 (tau - D v - b), both (nv,); M (nv, nv)). Four rows at a time:
+    four independent sums, each in the order of one (the same bits as one row at a time)."""
     nv = a.shape[0]
-    for i in range(nv):
+    i = 0
+    while i + 3 < nv:
+        s0 = s1 = s2 = s3 = 0.0
+        for j in range(nv):
+            dj = a[j] - a0[j]
+            s0 += M[i, j] * dj
+            s1 += M[i + 1, j] * dj
+            s2 += M[i + 2, j] * dj
+            s3 += M[i + 3, j] * dj
+        out[i], out[i + 1], out[i + 2], out[i + 3] = tau[i] + s0, tau[i + 1] + s1, tau[i + 2] + s2, tau[i + 3] + s3
+        i += 4
+    for i in range(i, nv):
         s = 0.0
         for j in range(nv):
             s += M[i, j] * (a[j] - a0[j])

@@ -25,6 +25,7 @@ from humanoid_sim.contact.bounded_solve import (
     _subspace_step,
     bounded_solve_nb,
     bounded_work,
+    regularised_product_nb,
 )
 from humanoid_sim.contact.constrained_solve import factor_mass_matrix
 from humanoid_sim.contact.virtual_link import ContactKind
@@ -561,3 +562,21 @@ def test_frictions_still_turning_converge_to_their_limit(name):
     assert exact_sweeps < 20000
     assert sweeps < (100 if name == "a" else BOUNDED_SWEEPS)
     assert np.abs(lam - exact).max() <= 5e-6 * np.abs(exact).max()
+
+
+@pytest.mark.parametrize("m", [1, 3, 4, 7, 10])
+def test_the_regularised_product_four_rows_at_a_time_is_one_row_at_a_time(m, rng):
+    """(B + ε I) x over the first m rows, as the sweeps' running product starts from it."""
+    B = rng.standard_normal((m + 2, m + 2))
+    x, r = rng.standard_normal(m + 2), rng.standard_normal(m + 2)
+    eps = 1e-3
+    expected = np.empty(m)
+    for a in range(m):
+        s = eps * float(x[a])
+        for b in range(m):
+            s += float(B[a, b]) * float(x[b])
+        expected[a] = s
+    w = np.full(m + 2, np.nan)
+    assert regularised_product_nb(B, eps, x, r, w, m) == np.abs(r[:m]).max()
+    np.testing.assert_array_equal(w[:m], expected)
+    assert np.isnan(w[m:]).all()

@@ -9,6 +9,8 @@ from humanoid_sim.contact.constrained_solve import (
     mass_solve,
     solve_constrained,
 )
+from humanoid_sim.contact.kernels import cholesky_into, schur_solve_into
+from humanoid_sim.dynamics.mass_factor import chain_parents, factor_nb
 
 
 def _spd(rng, n):
@@ -86,3 +88,43 @@ def test_non_positive_definite_mass_matrix_is_a_simulation_error():
         factor_mass_matrix(np.diag([1.0, 0.0, 1.0]))
     with pytest.raises(SimulationError):
         factor_mass_matrix(np.array([[1.0, np.nan], [np.nan, 1.0]]))
+
+
+@pytest.mark.parametrize("n", [1, 2, 4, 5, 7, 9, 12])
+def test_cholesky_four_rows_at_a_time_is_one_row_at_a_time_to_the_last_bit(n, rng):
+    A = _spd(rng, n)
+    expected = np.zeros((n, n))
+    for j in range(n):  # the textbook order: column by column, each sum over k ascending
+        s = float(A[j, j])
+        for k in range(j):
+            s -= expected[j, k] * expected[j, k]
+        expected[j, j] = np.sqrt(s)
+        for i in range(j + 1, n):
+            t = float(A[i, j])
+            for k in range(j):
+                t -= expected[i, k] * expected[j, k]
+            expected[i, j] = t / expected[j, j]
+    L = np.full((n, n), np.nan)
+    assert cholesky_into(A, L)
+    np.testing.assert_array_equal(L, expected)
+    np.testing.assert_allclose(L @ L.T, A, rtol=1e-12, atol=1e-12 * np.abs(A).max())
+
+
+@pytest.mark.parametrize("k", [1, 3, 4, 6, 9])
+def test_the_schur_solve_s_right_side_is_summed_row_by_row(k, rng):
+    nv = 11
+    M = _spd(rng, nv)
+    parent = chain_parents(nv)
+    L = np.zeros_like(M)
+    assert factor_nb(M, parent, L)
+    H, rhs, base = rng.standard_normal((k, nv)), rng.standard_normal(k), rng.standard_normal(nv)
+    x, lam, r = np.empty(nv), np.empty(k), np.empty(k)
+    assert schur_solve_into(L, parent, H, rhs, base, x, lam, np.empty((nv, k)), np.empty((k, k)), np.empty((k, k)), r) == 0
+    expected = np.empty(k)
+    for a in range(k):  # rhs - H base, one row at a time
+        t = float(rhs[a])
+        for i in range(nv):
+            t -= float(H[a, i]) * float(base[i])
+        expected[a] = t
+    np.testing.assert_array_equal(r, expected)
+    np.testing.assert_allclose(H @ x, rhs, rtol=1e-9, atol=1e-9)

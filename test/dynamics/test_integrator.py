@@ -9,6 +9,9 @@ body's point enters every stage as J(q)ᵀ w of that point at the stage's q.
 - A state at rest (no coordinate moving REST_MOTION in the step, no velocity changing
   REST_VELOCITY_CHANGE) takes the constant-acceleration step without the stages, and that is
   the step the four stages give, to rounding; any state that moves more takes the stages.
+- The stages' articulated-body pass is, to the last bit, the separate passes of the dynamics
+  workspace (its locals and fused loops change no sum), and the held forces summed four rows at
+  a time are those summed one row at a time.
 - A joint held on its stop is locked at its solved acceleration for the stages: the
   articulated-body pass gives it that acceleration and the others those of the dynamics with
   it prescribed (a dense solve of M q̈ = τ - b + E μ, Eᵀ q̈ = α); its stop's force leaves the
@@ -26,6 +29,7 @@ from humanoid_sim.dynamics.integrator import (
     REST_VELOCITY_CHANGE,
     at_rest_nb,
     free_acceleration_nb,
+    held_forces_nb,
     held_wrenches,
     hold_wrench_nb,
     lock_stops_nb,
@@ -35,6 +39,7 @@ from humanoid_sim.dynamics.integrator import (
     stage_work,
 )
 from humanoid_sim.dynamics.kinematic_tree import kinematic_tree
+from humanoid_sim.dynamics.workspace import DynamicsWorkspace
 from humanoid_sim.dynamics.kinematics import forward_kinematics, point_jacobian
 from humanoid_sim.dynamics.rigid_body_dynamics import bias_forces, gravity_forces, mass_matrix
 from humanoid_sim.dynamics.spatial import axis_angle_to_rotation
@@ -184,3 +189,32 @@ def test_a_joint_locked_on_its_stop_moves_at_its_acceleration_and_the_others_as_
         rhs = np.concatenate([tau_c - bias_forces(model, q, v), a[[c0, c1]]])
         assert_relative_close(qdd, np.linalg.solve(kkt, rhs)[: model.nv], rel=1e-9)
         assert qdd[c0] == a[c0] and qdd[c1] == a[c1]
+
+
+def test_the_stage_pass_is_the_workspace_s_separate_passes_to_the_last_bit(model, rng):
+    tree = kinematic_tree(model)
+    w = stage_work(tree)
+    ws = DynamicsWorkspace(model)
+    qdd = np.empty(model.nv)
+    for _ in range(5):
+        q, v = random_state(model, rng)
+        tau = rng.normal(size=model.nv) * 10.0
+        ws.update(q, v)
+        expected = ws.forward_dynamics(tau).copy()
+        free_acceleration_nb(tree, w, held_wrenches(1), q, v, tau, qdd)
+        np.testing.assert_array_equal(qdd, expected)
+
+
+@pytest.mark.parametrize("nv", [1, 3, 4, 5, 8, 11])
+def test_held_forces_four_rows_at_a_time_are_one_row_at_a_time(nv, rng):
+    M = rng.normal(size=(nv, nv))
+    a, a0, tau = rng.normal(size=nv), rng.normal(size=nv), rng.normal(size=nv)
+    expected = np.empty(nv)
+    for i in range(nv):  # tau + M (a - a0), one row at a time, each sum in column order
+        s = 0.0
+        for j in range(nv):
+            s += float(M[i, j]) * (float(a[j]) - float(a0[j]))
+        expected[i] = float(tau[i]) + s
+    out = np.empty(nv)
+    held_forces_nb(M, a, a0, tau, out)
+    np.testing.assert_array_equal(out, expected)

@@ -158,3 +158,29 @@ def test_a_foot_s_rows_stay_on_the_foot_s_path(rng: np.random.Generator) -> None
     assert np.all(ZT[~on_path] == 0.0)
     assert np.any(ZT[on_path] != 0.0, axis=1).all()
     assert 6 < on_path.sum() < tree.nv
+
+
+@pytest.mark.parametrize("problem", [_tree_problem, _dense_problem], ids=["humanoid_tree", "dense_chain"])
+@pytest.mark.parametrize("k", [1, 6, 13])
+def test_back_projection_is_one_coordinate_at_a_time_to_the_last_bit(problem, k, rng: np.random.Generator) -> None:
+    """M⁻¹ Hᵀ λ formed with ZT λ four coordinates at a time: the sums of one at a time."""
+    M, parent = problem(rng)
+    n = M.shape[0]
+    L = np.zeros_like(M)
+    assert factor_nb(M, parent, L)
+    ZT = np.empty((n, k))
+    rows_nb(L, parent, rng.standard_normal((k, n)), ZT)
+    lam = rng.standard_normal(k)
+    expected = np.empty(n)
+    for m in range(n):
+        t = 0.0
+        for c in range(k):
+            t += float(ZT[m, c]) * float(lam[c])
+        i = parent[m]
+        while i >= 0:
+            t -= float(L[m, i]) * expected[i]
+            i = parent[i]
+        expected[m] = t / float(L[m, m])
+    y = np.empty(n)
+    back_project_nb(L, parent, ZT, lam, y)
+    np.testing.assert_array_equal(y, expected)
