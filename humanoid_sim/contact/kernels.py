@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from humanoid_sim.dynamics.kernels import point_jacobian_into, point_motion_nb
-from humanoid_sim.dynamics.mass_factor import back_project_nb, rows_gram_nb
+from humanoid_sim.dynamics.mass_factor import add_rows_times_nb, back_project_nb, rows_gram_nb
 
 # ---------------------------------------------------------------- linear algebra
 
@@ -1000,22 +1000,13 @@ def schur_solve_into(L, parent, H, rhs, base, x_out, lam_out, ZT, B, LB, r) -> i
     least squares), 2 when not finite."""
     k, nv = H.shape
     rows_gram_nb(L, parent, H, ZT, B)
-    a = 0
-    while a + 3 < k:  # r = rhs - H base, four rows at a time (each sum in the order of one)
-        t0, t1, t2, t3 = rhs[a], rhs[a + 1], rhs[a + 2], rhs[a + 3]
-        for i in range(nv):
-            bi = base[i]
-            t0 -= H[a, i] * bi
-            t1 -= H[a + 1, i] * bi
-            t2 -= H[a + 2, i] * bi
-            t3 -= H[a + 3, i] * bi
-        r[a], r[a + 1], r[a + 2], r[a + 3] = t0, t1, t2, t3
-        a += 4
-    for a in range(a, k):
-        t = rhs[a]
-        for i in range(nv):
-            t -= H[a, i] * base[i]
-        r[a] = t
+    # r = rhs - H base as -((-rhs) + H base): negation is exact, so these are the bits of
+    # subtracting the products from rhs one by one
+    for a in range(k):
+        r[a] = -rhs[a]
+    add_rows_times_nb(H, base, k, nv, r)
+    for a in range(k):
+        r[a] = -r[a]
     if not cholesky_into(B, LB):
         return 1
     dmin = 1e300
